@@ -1,0 +1,100 @@
+import * as fs from 'node:fs';
+import { extractRepository, type ExtractSummary } from '../engine/extract/extract';
+import { DROP_RULES } from '../engine/extract/filters';
+import { parseLanguageId, type LanguageId } from '../engine/languages';
+import { writeJsonlAtomic } from '../engine/tasks/jsonl';
+import type { TaskRecord } from '../engine/tasks/record';
+import { createProgress } from './progress';
+
+export interface ExtractCommandOptions {
+  lang?: string;
+  out?: string;
+  summary?: string;
+  minLines: number;
+  maxLines: number;
+  maxFileBytes: number;
+  parseDeadlineMs: number;
+  progress: boolean;
+}
+
+export function parseLanguages(list: string | undefined): LanguageId[] | undefined {
+  if (!list) return undefined;
+  return list.split(',').map((name) => {
+    const id = parseLanguageId(name);
+    if (!id) throw new Error(`unknown language "${name}": use rust, go, php, ruby or julia (comma-separated)`);
+    return id;
+  });
+}
+
+export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions, signal: AbortSignal): Promise<number> {
+  const languages = parseLanguages(opts.lang);
+  if (opts.minLines > opts.maxLines) throw new Error(`--min-lines ${opts.minLines} is above --max-lines ${opts.maxLines}`);
+  for (const dir of repoDirs) {
+    if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir}: not a folder (give the root of a repository checkout)`);
+  }
+  const all: TaskRecord[] = [];
+  const summaries: ExtractSummary[] = [];
+  const nextId: Partial<Record<LanguageId, number>> = {};
+  for (const dir of repoDirs) {
+    const progress = createProgress(`extract ${dir}`, opts.progress);
+    try {
+      const { tasks, summary } = await extractRepository(dir, {
+        languages,
+        filters: { minLines: opts.minLines, maxLines: opts.maxLines },
+        maxFileBytes: opts.maxFileBytes,
+        parseDeadlineMs: opts.parseDeadlineMs,
+        firstTaskId: nextId,
+        signal,
+        onProgress: (p) => progress.update(p.filesDone, p.filesTotal, p.file),
+      });
+      for (const t of tasks) nextId[t.language as LanguageId] = (t.task_id as number) + 1;
+      all.push(...tasks);
+      summaries.push(summary);
+    } finally {
+      progress.stop();
+    }
+    process.stderr.write(formatSummary(summaries[summaries.length - 1]) + '\n');
+  }
+  if (summaries.length > 1) process.stderr.write(formatTotals(summaries) + '\n');
+  if (opts.out) {
+    writeJsonlAtomic(opts.out, all);
+    process.stderr.write(`wrote ${all.length} tasks to ${opts.out}\n`);
+  } else {
+    for (const t of all) process.stdout.write(JSON.stringify(t) + '\n');
+  }
+  if (opts.summary) fs.writeFileSync(opts.summary, JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2) + '\n');
+  return 0;
+}
+
+function dropLine(dropped: Record<string, number>): string {
+  return DROP_RULES.map((r) => `${r} ${dropped[r]}`).join(', ');
+}
+
+export function formatSummary(s: ExtractSummary): string {
+  const lines: string[] = [];
+  const pin = s.repository.commit ? `@ ${s.repository.commit.slice(0, 12)}` : '(not a git checkout)';
+  lines.push(`${s.repository.name} ${pin}: ${s.files.parsed} files parsed, ${s.seen} functions seen, ${s.kept} kept`);
+  for (const [lang, c] of Object.entries(s.languages)) {
+    if (!c.seen && !c.files) continue;
+    lines.push(`  ${lang.padEnd(5)}  files ${c.files}, seen ${c.seen}, kept ${c.kept}; dropped: ${dropLine(c.dropped)}`);
+  }
+  const f = s.files;
+  const skipped = [
+    f.excludedPath && `${f.excludedPath} under vendor/build/target/hidden folders`,
+    f.binary && `${f.binary} binary`,
+    f.nonUtf8 && `${f.nonUtf8} not UTF-8`,
+    f.tooLarge && `${f.tooLarge} too large`,
+    f.timedOut.length && `${f.timedOut.length} past the parse deadline`,
+  ].filter(Boolean);
+  if (skipped.length) lines.push(`  files skipped: ${skipped.join(', ')}`);
+  for (const p of f.timedOut) lines.push(`  parse deadline passed, skipped: ${p} (raise --parse-deadline-ms to include it)`);
+  return lines.join('\n');
+}
+
+function formatTotals(all: ExtractSummary[]): string {
+  const dropped: Record<string, number> = {};
+  for (const r of DROP_RULES) dropped[r] = all.reduce((n, s) => n + s.dropped[r], 0);
+  const seen = all.reduce((n, s) => n + s.seen, 0);
+  const kept = all.reduce((n, s) => n + s.kept, 0);
+  return `total over ${all.length} repositories: seen ${seen}, kept ${kept}; dropped: ${dropLine(dropped)}`;
+}

@@ -1,0 +1,55 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { field, findDescendant, headerText, named } from '../parse/nodes';
+import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+
+const COMMENTS = new Set(['comment']);
+
+function receiverType(method: Node): Node | null {
+  const receiver = field(method, 'receiver');
+  const param = receiver ? named(receiver).find((n) => n.type === 'parameter_declaration') : undefined;
+  return param ? field(param, 'type') : null;
+}
+
+/** `*Stack[T]` -> `Stack`. */
+function baseTypeName(type: Node): string {
+  if (type.type === 'type_identifier') return type.text;
+  const id = findDescendant(type, (n) => n.type === 'type_identifier');
+  return id ? id.text : type.text;
+}
+
+export const goAdapter: LanguageAdapter = {
+  id: 'go',
+  displayName: 'Go',
+  extensions: ['.go'],
+  scopeKey: 'package',
+  commentTypes: COMMENTS,
+  isTestFile: (p) => p.endsWith('_test.go') || underDir(p, ['testdata']),
+  listFunctions(tree: Tree, source: string): FunctionInfo[] {
+    const root = tree.rootNode;
+    const pkgClause = named(root).find((n) => n.type === 'package_clause');
+    const pkg = pkgClause ? (named(pkgClause)[0]?.text ?? '') : '';
+    const out: FunctionInfo[] = [];
+    for (const n of named(root)) {
+      if (n.type !== 'function_declaration' && n.type !== 'method_declaration') continue;
+      const body = field(n, 'body');
+      if (!body) continue; // an assembly-backed declaration has no body
+      const name = field(n, 'name')?.text ?? '';
+      const recv = n.type === 'method_declaration' ? receiverType(n) : null;
+      out.push({
+        node: n,
+        name,
+        bareName: name,
+        signature: headerText(source, n, body),
+        startLine: n.startPosition.row + 1,
+        endLine: n.endPosition.row + 1,
+        scope: pkg,
+        className: recv ? baseTypeName(recv) : '',
+        classSignature: recv ? recv.text : '',
+        isTestCode: false,
+        isHiddenMethod: false,
+      });
+    }
+    return out;
+  },
+  hasOutput: (fn) => findDescendant(fn.node, (n) => n.type === 'return_statement') !== null,
+};

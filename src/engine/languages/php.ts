@@ -1,0 +1,93 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { children, field, findDescendant, headerText, named } from '../parse/nodes';
+import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+
+const COMMENTS = new Set(['comment']);
+const CLASS_LIKE = new Set(['class_declaration', 'trait_declaration', 'interface_declaration', 'enum_declaration']);
+/** Function bodies: definitions inside them are not the file's functions. */
+const FUNCTION_LIKE = new Set(['function_definition', 'method_declaration', 'anonymous_function', 'arrow_function']);
+/** Subtrees that hold no named declarations of their own (anonymous classes belong to an expression). */
+const NOT_DECLARATIONS = new Set(['object_creation_expression', 'anonymous_class', 'text', 'php_tag']);
+
+interface Context {
+  namespace: string;
+  className: string;
+  classSignature: string;
+  isTestClass: boolean;
+}
+
+/** `final class X extends Y implements I, J`, `trait T`, `interface I extends J`, `enum E: string`. */
+function classSignature(source: string, decl: Node): string {
+  const body = field(decl, 'body');
+  const first = children(decl).find((c) => c.type !== 'attribute_list' && c.type !== 'comment') ?? decl;
+  return headerText(source, first, body);
+}
+
+function extendsTestCase(decl: Node): boolean {
+  const base = named(decl).find((c) => c.type === 'base_clause');
+  return !!base && named(base).some((n) => /(^|\\)TestCase$/.test(n.text));
+}
+
+function hidden(method: Node): boolean {
+  if (!field(method, 'body')) return true;
+  return children(method).some(
+    (c) => c.type === 'abstract_modifier' || (c.type === 'visibility_modifier' && /^(private|protected)/i.test(c.text)),
+  );
+}
+
+function collect(container: Node, source: string, ctx: Context, out: FunctionInfo[]): void {
+  for (const n of named(container)) {
+    if (n.type === 'namespace_definition') {
+      const name = field(n, 'name')?.text ?? '';
+      const body = field(n, 'body');
+      // `namespace X;` applies to the declarations after it; `namespace X { … }` to its block.
+      if (body) collect(body, source, { ...ctx, namespace: name }, out);
+      else ctx = { ...ctx, namespace: name };
+    } else if (CLASS_LIKE.has(n.type)) {
+      const body = field(n, 'body');
+      if (body) {
+        collect(body, source, {
+          ...ctx,
+          className: field(n, 'name')?.text ?? '',
+          classSignature: classSignature(source, n),
+          isTestClass: extendsTestCase(n),
+        }, out);
+      }
+    } else if (n.type === 'function_definition' || n.type === 'method_declaration') {
+      const body = field(n, 'body');
+      const name = field(n, 'name')?.text ?? '';
+      const first = children(n).find((c) => c.type !== 'attribute_list' && c.type !== 'comment') ?? n;
+      out.push({
+        node: n,
+        name,
+        bareName: name,
+        signature: headerText(source, first, body).replace(/;$/, ''),
+        startLine: n.startPosition.row + 1,
+        endLine: n.endPosition.row + 1,
+        scope: ctx.namespace,
+        className: n.type === 'method_declaration' ? ctx.className : '',
+        classSignature: n.type === 'method_declaration' ? ctx.classSignature : '',
+        isTestCode: n.type === 'method_declaration' && ctx.isTestClass,
+        isHiddenMethod: n.type === 'method_declaration' && hidden(n),
+      });
+    } else if (!FUNCTION_LIKE.has(n.type) && !NOT_DECLARATIONS.has(n.type)) {
+      // Conditional declarations (`if (!function_exists('f')) { function f() … }`) are still the file's.
+      collect(n, source, ctx, out);
+    }
+  }
+}
+
+export const phpAdapter: LanguageAdapter = {
+  id: 'php',
+  displayName: 'PHP',
+  extensions: ['.php'],
+  scopeKey: 'namespace',
+  commentTypes: COMMENTS,
+  isTestFile: (p) => /Test\.php$/.test(p) || underDir(p, ['test', 'tests', 'Test', 'Tests', 'testdata']),
+  listFunctions(tree: Tree, source: string): FunctionInfo[] {
+    const out: FunctionInfo[] = [];
+    collect(tree.rootNode, source, { namespace: '', className: '', classSignature: '', isTestClass: false }, out);
+    return out;
+  },
+  hasOutput: (fn) => findDescendant(fn.node, (n) => n.type === 'return_statement') !== null,
+};

@@ -1,0 +1,159 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import { children, field, findDescendant, headerText, lastStatement, named } from '../parse/nodes';
+import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+
+const COMMENTS = new Set(['line_comment', 'block_comment']);
+
+/** A block's last child of these types is a statement, not a tail expression. */
+const STATEMENTS = new Set([
+  'let_declaration', 'empty_statement', 'attribute_item', 'inner_attribute_item', 'function_item',
+  'struct_item', 'enum_item', 'union_item', 'impl_item', 'trait_item', 'mod_item', 'use_declaration',
+  'const_item', 'static_item', 'type_item', 'macro_definition', 'extern_crate_declaration',
+  'foreign_mod_item', 'function_signature_item',
+]);
+const DIVERGING_MACROS = new Set(['panic', 'todo', 'unimplemented', 'unreachable']);
+
+const TEST_ATTRIBUTE = /^(test|bench|[\w:]+::test|cfg\(test\)|rstest)$/;
+
+/** The outer attributes written just before an item (comments between them are skipped). */
+function attributesBefore(node: Node): string[] {
+  const out: string[] = [];
+  for (let prev = node.previousNamedSibling; prev; prev = prev.previousNamedSibling) {
+    if (COMMENTS.has(prev.type)) continue;
+    if (prev.type !== 'attribute_item') break;
+    out.push(prev.text.replace(/^#\[|\]$/g, '').replace(/\s+/g, ''));
+  }
+  return out;
+}
+
+function isTestAttributed(node: Node): boolean {
+  return attributesBefore(node).some((a) => TEST_ATTRIBUTE.test(a));
+}
+
+interface Context {
+  modules: string[];
+  className: string;
+  classSignature: string;
+  inTest: boolean;
+}
+
+/** `Stack<T>` / `&'a Stack` / `crate::x::Stack` -> `Stack`. */
+function typeName(type: Node | null): string {
+  if (!type) return '';
+  if (type.type === 'type_identifier' || type.type === 'primitive_type') return type.text;
+  const inner = field(type, 'type') ?? field(type, 'name');
+  if (inner) return typeName(inner);
+  const id = findDescendant(type, (n) => n.type === 'type_identifier');
+  return id ? id.text : type.text;
+}
+
+/** Starts a trait's header at `trait`, leaving out its visibility (`pub trait Shape` -> `trait Shape`). */
+function keywordStart(node: Node, keyword: string): Node {
+  return children(node).find((c) => c.type === keyword) ?? node;
+}
+
+function collect(container: Node, source: string, ctx: Context, out: FunctionInfo[]): void {
+  for (const n of named(container)) {
+    switch (n.type) {
+      case 'function_item': {
+        const body = field(n, 'body');
+        if (!body) break;
+        const name = field(n, 'name')?.text ?? '';
+        out.push({
+          node: n,
+          name,
+          bareName: name,
+          signature: headerText(source, n, body),
+          startLine: n.startPosition.row + 1,
+          endLine: n.endPosition.row + 1,
+          scope: ctx.modules.join('::'),
+          className: ctx.className,
+          classSignature: ctx.classSignature,
+          isTestCode: ctx.inTest || isTestAttributed(n),
+          isHiddenMethod: false,
+        });
+        break;
+      }
+      case 'mod_item': {
+        const body = field(n, 'body');
+        if (body) {
+          const name = field(n, 'name')?.text ?? '';
+          collect(body, source, { ...ctx, modules: [...ctx.modules, name], inTest: ctx.inTest || isTestAttributed(n) }, out);
+        }
+        break;
+      }
+      case 'impl_item': {
+        const body = field(n, 'body');
+        if (body) {
+          collect(body, source, {
+            ...ctx,
+            className: typeName(field(n, 'type')),
+            classSignature: headerText(source, n, body),
+            inTest: ctx.inTest || isTestAttributed(n),
+          }, out);
+        }
+        break;
+      }
+      case 'trait_item': {
+        const body = field(n, 'body');
+        if (body) {
+          collect(body, source, {
+            ...ctx,
+            className: field(n, 'name')?.text ?? '',
+            classSignature: headerText(source, keywordStart(n, 'trait'), body),
+            inTest: ctx.inTest || isTestAttributed(n),
+          }, out);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+}
+
+function fileIsTestOnly(root: Node): boolean {
+  return named(root).some((n) => n.type === 'inner_attribute_item' && /^#!\[\s*cfg\s*\(\s*test\s*\)\s*\]$/.test(n.text));
+}
+
+/** The block's tail expression, if the block ends in one (`x`, `if … { a } else { b }`, not `x;`). */
+function tailExpression(block: Node): Node | null {
+  const last = lastStatement(named(block), COMMENTS);
+  if (!last || STATEMENTS.has(last.type)) return null;
+  if (last.type === 'expression_statement') {
+    const kids = children(last);
+    if (kids[kids.length - 1]?.type === ';') return null;
+    return named(last)[0] ?? null;
+  }
+  return last;
+}
+
+function isOutputExpression(expr: Node): boolean {
+  if (expr.type === 'unit_expression') return false;
+  if (expr.type === 'macro_invocation') {
+    const macro = field(expr, 'macro')?.text ?? '';
+    return !DIVERGING_MACROS.has(macro.replace(/^.*::/, ''));
+  }
+  return true;
+}
+
+export const rustAdapter: LanguageAdapter = {
+  id: 'rust',
+  displayName: 'Rust',
+  extensions: ['.rs'],
+  scopeKey: 'module',
+  commentTypes: COMMENTS,
+  isTestFile: (p) => underDir(p, ['tests', 'benches', 'testdata']),
+  listFunctions(tree: Tree, source: string): FunctionInfo[] {
+    const out: FunctionInfo[] = [];
+    const inTest = fileIsTestOnly(tree.rootNode);
+    collect(tree.rootNode, source, { modules: [], className: '', classSignature: '', inTest }, out);
+    return out;
+  },
+  hasOutput(fn: FunctionInfo): boolean {
+    if (findDescendant(fn.node, (n) => n.type === 'return_expression')) return true;
+    const body = field(fn.node, 'body');
+    const tail = body ? tailExpression(body) : null;
+    return tail !== null && isOutputExpression(tail);
+  },
+};

@@ -1,0 +1,70 @@
+import type { Node, Tree } from 'web-tree-sitter';
+import type { LanguageId } from '../parse/grammars';
+
+export type { LanguageId };
+
+/** Where a language records the code unit a function lives in (the release's metadata key). */
+export type ScopeKey = 'package' | 'module' | 'namespace';
+
+/** One function or method as a language adapter sees it, before any filter. */
+export interface FunctionInfo {
+  /** The syntax node of the whole definition; valid while its tree is alive. */
+  node: Node;
+  /** The name as the release records it (Julia keeps `Base.show`). */
+  name: string;
+  /** The identifier alone, for the name rule and for finding calls (`show` for `Base.show`). */
+  bareName: string;
+  signature: string;
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  /** The enclosing package / module / namespace ('' where there is none). */
+  scope: string;
+  className: string;
+  classSignature: string;
+  /** Language-specific metadata added to the record (Ruby `method_kind`). */
+  extraMetadata?: Record<string, string>;
+  /** Test code inside a source file: Rust `#[test]` / `#[cfg(test)] mod`, PHP classes extending TestCase. */
+  isTestCode: boolean;
+  /** PHP private / protected / abstract methods, and methods without a body. */
+  isHiddenMethod: boolean;
+}
+
+/**
+ * Everything the engine knows about one language. Adding a language means adding one of these, one
+ * grammar under grammars/ and (later) one image.
+ */
+export interface LanguageAdapter {
+  id: LanguageId;
+  displayName: string;
+  /** File extensions, with the dot. */
+  extensions: readonly string[];
+  /** The release's metadata key for the enclosing code unit. */
+  scopeKey: ScopeKey;
+  /** Node types that are comments (for counting non-comment lines). */
+  commentTypes: ReadonlySet<string>;
+  /** A test file, by its path relative to the repository root ('/'-separated). */
+  isTestFile(relPath: string): boolean;
+  /**
+   * Every function and method the paper's extractor considers, in source order. `fileScope` is what
+   * `fileScope()` said for the file ('' where the adapter has none).
+   */
+  listFunctions(tree: Tree, source: string, fileScope?: string): FunctionInfo[];
+  /**
+   * The code unit a file belongs to when its text does not say (a Julia file `include`d into the
+   * package module names no module itself). Reads the project's files under `root`.
+   */
+  fileScope?(root: string, relPath: string): string;
+  /** An explicit return, or an output expression where the language has one (the last expression). */
+  hasOutput(fn: FunctionInfo): boolean;
+}
+
+/** Path segments, for the test-file rules. */
+export function segments(relPath: string): string[] {
+  return relPath.split('/');
+}
+
+export function underDir(relPath: string, dirs: readonly string[]): boolean {
+  const parts = segments(relPath);
+  return parts.slice(0, -1).some((p) => dirs.includes(p));
+}

@@ -1,0 +1,103 @@
+import Ajv, { type ErrorObject } from 'ajv';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseLanguageId, type LanguageId } from '../languages';
+import { readJsonl, type JsonlProblem } from './jsonl';
+import type { TaskRecord } from './record';
+
+/**
+ * What a task record must have to be used. Loose where the release is loose (task_id is an int there,
+ * a string in some derived sets; enriched files add fields), strict on what the pipeline reads.
+ */
+const TASK_SCHEMA = {
+  type: 'object',
+  required: ['task_id', 'function_name', 'file_path', 'focal_code', 'file_content', 'language', 'function_component', 'metadata'],
+  properties: {
+    task_id: { type: ['integer', 'string'] },
+    function_name: { type: 'string', minLength: 1 },
+    file_path: { type: 'string', minLength: 1 },
+    focal_code: { type: 'string' },
+    file_content: { type: 'string' },
+    language: { type: 'string' },
+    function_component: {
+      type: 'object',
+      required: ['name', 'start_line', 'end_line'],
+      properties: {
+        name: { type: 'string' },
+        signature: { type: 'string' },
+        start_line: { type: 'integer', minimum: 1 },
+        end_line: { type: 'integer', minimum: 1 },
+      },
+    },
+    metadata: { type: 'object' },
+    id: { type: 'string' },
+    repository: {
+      type: 'object',
+      required: ['name', 'url'],
+      properties: { name: { type: 'string' }, url: { type: 'string' }, commit: { type: ['string', 'null'] } },
+    },
+  },
+} as const;
+
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validate = ajv.compile(TASK_SCHEMA);
+
+function describeErrors(errors: ErrorObject[] | null | undefined): string {
+  return (errors ?? []).map((e) => `${e.instancePath || 'record'} ${e.message ?? 'is invalid'}`).join('; ');
+}
+
+export interface LoadedTask {
+  task: TaskRecord;
+  language: LanguageId;
+  file: string;
+  line: number;
+}
+
+export interface LoadResult {
+  tasks: LoadedTask[];
+  problems: JsonlProblem[];
+}
+
+/** Task files: ours, or the release's base / LSP / RAG files as published; a folder loads every .jsonl in it. */
+export async function loadTasks(inputs: readonly string[]): Promise<LoadResult> {
+  const problems: JsonlProblem[] = [];
+  const tasks: LoadedTask[] = [];
+  for (const file of expandInputs(inputs)) {
+    for await (const { line, value } of readJsonl(file, problems)) {
+      if (!validate(value)) {
+        problems.push({ file, line, message: `not a task record: ${describeErrors(validate.errors)}` });
+        continue;
+      }
+      const task = value as unknown as TaskRecord;
+      const language = parseLanguageId(task.language);
+      if (!language) {
+        problems.push({ file, line, message: `unknown language ${JSON.stringify(task.language)} (expected rust, go, php, ruby or julia)` });
+        continue;
+      }
+      if (task.function_component.end_line < task.function_component.start_line) {
+        problems.push({ file, line, message: 'function_component.end_line is before start_line' });
+        continue;
+      }
+      tasks.push({ task, language, file, line });
+    }
+  }
+  return { tasks, problems };
+}
+
+function expandInputs(inputs: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const input of inputs) {
+    if (!fs.existsSync(input)) throw new Error(`${input}: no such file or folder`);
+    if (fs.statSync(input).isDirectory()) {
+      const walk = (dir: string): void => {
+        for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+          const p = path.join(dir, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (e.name.endsWith('.jsonl')) files.push(p);
+        }
+      };
+      walk(input);
+    } else files.push(input);
+  }
+  return files;
+}

@@ -1,0 +1,16 @@
+// The spec reporter, plus one closing line that any CI log reader understands:
+// "tests: N passed, N failed, N skipped". Skipped tests print why they are skipped where they skip.
+'use strict';
+const Mocha = require('mocha');
+const { EVENT_RUN_END } = Mocha.Runner.constants;
+
+class SpecWithTotals extends Mocha.reporters.Spec {
+  constructor(runner, options) {
+    super(runner, options);
+    runner.once(EVENT_RUN_END, () => {
+      const s = runner.stats || {};
+      process.stdout.write(`\ntests: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped\n`);
+    });
+  }
+}
+module.exports = SpecWithTotals;

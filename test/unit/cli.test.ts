@@ -1,0 +1,66 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CLI, fixture } from '../helpers/paths';
+
+function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('the xrepotest CLI (bundled)', () => {
+  let dir: string;
+  before(() => {
+    assert.ok(fs.existsSync(CLI), `${CLI} is missing: run npm run build`);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-cli-'));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('extracts several repositories into one task file and prints counts per rule', () => {
+    const out = path.join(dir, 'tasks.jsonl');
+    const summary = path.join(dir, 'summary.json');
+    const r = cli(['extract', fixture('inventory-go'), fixture('bookshelf-rb'), '--out', out, '--summary', summary, '--no-progress']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /inventory-go .*35 functions seen, 5 kept/);
+    assert.match(r.stderr, /go +files 9, seen 35, kept 5; dropped: test-code 9, php-visibility 0, name 4, parse-error 1, min-lines 14, max-lines 1, no-return 1/);
+    assert.match(r.stderr, /total over 2 repositories: seen 67, kept 10/);
+    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(lines.length, 10);
+    assert.deepEqual(lines.filter((t) => t.language === 'ruby').map((t) => t.task_id), [0, 1, 2, 3, 4]);
+    const s = JSON.parse(fs.readFileSync(summary, 'utf8'));
+    assert.equal(s.length, 2);
+    assert.equal(s[1].languages.ruby.kept, 5);
+  });
+
+  it('writes JSONL to standard output without --out, and honours --lang', () => {
+    const r = cli(['extract', fixture('textkit-php'), '--lang', 'go', '--no-progress']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '');
+    const php = cli(['extract', fixture('textkit-php'), '--lang', 'php', '--no-progress']);
+    assert.equal(php.stdout.trim().split('\n').length, 5);
+  });
+
+  it('fails clearly on a bad language, a missing folder and inverted bounds', () => {
+    const lang = cli(['extract', fixture('textkit-php'), '--lang', 'cobol']);
+    assert.notEqual(lang.code, 0);
+    assert.match(lang.stderr, /unknown language "cobol": use rust, go, php, ruby or julia/);
+    const missing = cli(['extract', path.join(dir, 'nope')]);
+    assert.notEqual(missing.code, 0);
+    assert.match(missing.stderr, /nope: not a folder/);
+    const bounds = cli(['extract', fixture('textkit-php'), '--min-lines', '30', '--max-lines', '10']);
+    assert.match(bounds.stderr, /--min-lines 30 is above --max-lines 10/);
+  });
+
+  it('inspects task files and names malformed lines', () => {
+    const file = path.join(dir, 'mixed.jsonl');
+    const ok = cli(['extract', fixture('geometry-rs'), '--no-progress']).stdout.trim().split('\n');
+    fs.writeFileSync(file, [ok[0], '{broken', ok[1]].join('\n'));
+    const r = cli(['inspect', file]);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /2 tasks/);
+    assert.match(r.stdout, /rust +2 tasks from 1 repositories: geometry-rs/);
+    assert.match(r.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not valid JSON`));
+  });
+});
