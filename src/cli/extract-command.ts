@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import { extractRepository, type ExtractSummary } from '../engine/extract/extract';
-import { DROP_RULES } from '../engine/extract/filters';
+import { DROP_RULES, type FilterConfig } from '../engine/extract/filters';
 import { parseLanguageId, type LanguageId } from '../engine/languages';
 import { writeJsonlAtomic } from '../engine/tasks/jsonl';
 import type { TaskRecord } from '../engine/tasks/record';
@@ -15,6 +15,23 @@ export interface ExtractCommandOptions {
   maxFileBytes: number;
   parseDeadlineMs: number;
   progress: boolean;
+  lines?: string[];
+}
+
+type LineBounds = NonNullable<FilterConfig['perLanguage']>;
+
+/** `--lines ruby=10-50 --lines go=30-80`: line bounds per language. */
+export function parseLineBounds(specs: string[] | undefined): LineBounds {
+  const out: LineBounds = {};
+  for (const spec of specs ?? []) {
+    const m = /^([a-z]+)=(\d+)-(\d+)$/i.exec(spec.trim());
+    const lang = m ? parseLanguageId(m[1]) : undefined;
+    if (!m || !lang) throw new Error(`--lines ${spec}: expected <language>=<min>-<max>, e.g. ruby=10-50`);
+    const [minLines, maxLines] = [Number(m[2]), Number(m[3])];
+    if (minLines > maxLines) throw new Error(`--lines ${spec}: the minimum is above the maximum`);
+    out[lang] = { minLines, maxLines };
+  }
+  return out;
 }
 
 export function parseLanguages(list: string | undefined): LanguageId[] | undefined {
@@ -28,6 +45,7 @@ export function parseLanguages(list: string | undefined): LanguageId[] | undefin
 
 export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions, signal: AbortSignal): Promise<number> {
   const languages = parseLanguages(opts.lang);
+  const perLanguage = parseLineBounds(opts.lines);
   if (opts.minLines > opts.maxLines) throw new Error(`--min-lines ${opts.minLines} is above --max-lines ${opts.maxLines}`);
   for (const dir of repoDirs) {
     if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) throw new Error(`${dir}: not a folder (give the root of a repository checkout)`);
@@ -40,7 +58,7 @@ export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions
     try {
       const { tasks, summary } = await extractRepository(dir, {
         languages,
-        filters: { minLines: opts.minLines, maxLines: opts.maxLines },
+        filters: { minLines: opts.minLines, maxLines: opts.maxLines, perLanguage },
         maxFileBytes: opts.maxFileBytes,
         parseDeadlineMs: opts.parseDeadlineMs,
         firstTaskId: nextId,

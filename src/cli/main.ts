@@ -36,6 +36,7 @@ export function buildProgram(): Command {
     .option('--summary <file>', 'also write the summary (counts per rule) as JSON')
     .option('--min-lines <n>', 'fewest non-comment lines', positiveInt, RELEASE_FILTERS.minLines)
     .option('--max-lines <n>', 'most non-comment lines', positiveInt, RELEASE_FILTERS.maxLines)
+    .option('--lines <lang=min-max>', 'line bounds for one language, e.g. ruby=10-50 (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--max-file-bytes <n>', 'skip larger source files', positiveInt, DEFAULT_MAX_FILE_BYTES)
     .option('--parse-deadline-ms <n>', 'skip a file whose parse takes longer (Julia)', positiveInt, DEFAULT_PARSE_DEADLINE_MS)
     .option('--no-progress', 'do not show progress')

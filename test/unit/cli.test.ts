@@ -42,6 +42,16 @@ describe('the xrepotest CLI (bundled)', () => {
     assert.equal(php.stdout.trim().split('\n').length, 5);
   });
 
+  it('takes line bounds per language', () => {
+    const r = cli(['extract', '--lines', 'ruby=5-200', fixture('bookshelf-rb'), '--lines', 'go=20-50', '--no-progress']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /ruby +files 12, seen 32, kept (\d+); dropped: test-code 2, php-visibility 0, name 3, parse-error 1, min-lines (\d+), max-lines 0/);
+    const [, kept, minDropped] = /kept (\d+); .*min-lines (\d+)/.exec(r.stderr)!.map(Number);
+    assert.ok(kept > 5 && minDropped < 18, `kept ${kept}, min-lines ${minDropped}`);
+    const bad = cli(['extract', fixture('bookshelf-rb'), '--lines', 'ruby=10']);
+    assert.match(bad.stderr, /--lines ruby=10: expected <language>=<min>-<max>/);
+  });
+
   it('fails clearly on a bad language, a missing folder and inverted bounds', () => {
     const lang = cli(['extract', fixture('textkit-php'), '--lang', 'cobol']);
     assert.notEqual(lang.code, 0);

@@ -3,7 +3,7 @@ import { adapterFor } from '../languages';
 import type { Tree } from 'web-tree-sitter';
 import type { FunctionInfo, LanguageAdapter } from '../languages/types';
 import { LANGUAGE_IDS, type LanguageId } from '../parse/grammars';
-import { lineStartOffsets, nonCommentLines, sliceLines } from '../parse/nodes';
+import { codeLineFlags, countCodeLines, lineStartOffsets, rangesOfTypes, sliceLines } from '../parse/nodes';
 import { parseWithDeadline } from '../parse/parse';
 import { stableTaskId, type RepositoryRef, type TaskRecord } from '../tasks/record';
 import { describeRepository } from '../tasks/repository';
@@ -81,11 +81,12 @@ export function classifyFunctions(
   fileScope = '',
 ): ClassifiedFunction[] {
   const inTestFile = adapter.isTestFile(relPath);
+  const codeLines = codeLineFlags(source, lineStarts, rangesOfTypes(tree, adapter.commentTypes));
   return adapter
     .listFunctions(tree, source, fileScope)
     .sort((a, b) => a.startLine - b.startLine)
     .map((fn) => {
-      const lines = nonCommentLines(source, lineStarts, fn.node, adapter.commentTypes);
+      const lines = countCodeLines(codeLines, fn.startLine, fn.endLine);
       return { fn, nonCommentLines: lines, rule: dropRule({ fn, adapter, inTestFile, nonCommentLines: lines }, filters) };
     });
 }

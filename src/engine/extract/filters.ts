@@ -1,4 +1,4 @@
-import type { FunctionInfo, LanguageAdapter } from '../languages/types';
+import type { FunctionInfo, LanguageAdapter, LanguageId } from '../languages/types';
 
 /** The drop rules, in the order they are applied: a function is counted under the first that drops it. */
 export const DROP_RULES = ['test-code', 'php-visibility', 'name', 'parse-error', 'min-lines', 'max-lines', 'no-return'] as const;
@@ -14,6 +14,8 @@ export interface FilterConfig {
   /** PHP private, protected and abstract methods. */
   excludeHiddenPhpMethods: boolean;
   requireOutput: boolean;
+  /** Line bounds for one language, over `minLines`/`maxLines` (the release's config.json allows this too). */
+  perLanguage?: Partial<Record<LanguageId, { minLines?: number; maxLines?: number }>>;
 }
 
 /** The public release's defaults (notes/xrepotest-release.md §2). */
@@ -40,8 +42,9 @@ export function dropRule({ fn, adapter, inTestFile, nonCommentLines }: FilterInp
   if (config.excludeHiddenPhpMethods && fn.isHiddenMethod) return 'php-visibility';
   if (config.excludeNames && EXCLUDED_NAME.test(fn.bareName)) return 'name';
   if (fn.node.hasError) return 'parse-error';
-  if (nonCommentLines < config.minLines) return 'min-lines';
-  if (nonCommentLines > config.maxLines) return 'max-lines';
+  const bounds = config.perLanguage?.[adapter.id];
+  if (nonCommentLines < (bounds?.minLines ?? config.minLines)) return 'min-lines';
+  if (nonCommentLines > (bounds?.maxLines ?? config.maxLines)) return 'max-lines';
   if (config.requireOutput && !adapter.hasOutput(fn)) return 'no-return';
   return null;
 }

@@ -1,5 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { field, findDescendant, headerText, named } from '../parse/nodes';
+import { field, findDescendantOfType, headerText, named } from '../parse/nodes';
 import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
@@ -13,7 +13,7 @@ function receiverType(method: Node): Node | null {
 /** `*Stack[T]` -> `Stack`. */
 function baseTypeName(type: Node): string {
   if (type.type === 'type_identifier') return type.text;
-  const id = findDescendant(type, (n) => n.type === 'type_identifier');
+  const id = findDescendantOfType(type, 'type_identifier');
   return id ? id.text : type.text;
 }
 
@@ -51,5 +51,5 @@ export const goAdapter: LanguageAdapter = {
     }
     return out;
   },
-  hasOutput: (fn) => findDescendant(fn.node, (n) => n.type === 'return_statement') !== null,
+  hasOutput: (fn) => findDescendantOfType(fn.node, 'return_statement') !== null,
 };

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
-import { field, findDescendant, lastStatement, named } from '../parse/nodes';
+import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
 import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -104,7 +104,7 @@ export const juliaAdapter: LanguageAdapter = {
   },
   fileScope: packageModule,
   hasOutput(fn: FunctionInfo): boolean {
-    if (findDescendant(fn.node, (n) => n.type === 'return_statement')) return true;
+    if (findDescendantOfType(fn.node, 'return_statement')) return true;
     if (fn.node.type === 'assignment') {
       const parts = named(fn.node).filter((c) => c.type !== 'operator');
       return isOutputExpression(parts.length > 1 ? parts[parts.length - 1] : null);

@@ -1,5 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { children, field, findDescendant, headerText, named } from '../parse/nodes';
+import { children, field, findDescendantOfType, headerText, named } from '../parse/nodes';
 import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
@@ -89,5 +89,5 @@ export const phpAdapter: LanguageAdapter = {
     collect(tree.rootNode, source, { namespace: '', className: '', classSignature: '', isTestClass: false }, out);
     return out;
   },
-  hasOutput: (fn) => findDescendant(fn.node, (n) => n.type === 'return_statement') !== null,
+  hasOutput: (fn) => findDescendantOfType(fn.node, 'return_statement') !== null,
 };

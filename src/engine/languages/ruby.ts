@@ -1,5 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { field, findDescendant, lastStatement, named } from '../parse/nodes';
+import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
 import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
@@ -85,7 +85,7 @@ export const rubyAdapter: LanguageAdapter = {
     return out;
   },
   hasOutput(fn: FunctionInfo): boolean {
-    if (findDescendant(fn.node, (n) => n.type === 'return')) return true;
+    if (findDescendantOfType(fn.node, 'return')) return true;
     const body = field(fn.node, 'body');
     if (!body) return false;
     // An endless method (`def x = expr`) has the expression itself as its body.

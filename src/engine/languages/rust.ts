@@ -1,5 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { children, field, findDescendant, headerText, lastStatement, named } from '../parse/nodes';
+import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../parse/nodes';
 import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -43,7 +43,7 @@ function typeName(type: Node | null): string {
   if (type.type === 'type_identifier' || type.type === 'primitive_type') return type.text;
   const inner = field(type, 'type') ?? field(type, 'name');
   if (inner) return typeName(inner);
-  const id = findDescendant(type, (n) => n.type === 'type_identifier');
+  const id = findDescendantOfType(type, 'type_identifier');
   return id ? id.text : type.text;
 }
 
@@ -151,7 +151,7 @@ export const rustAdapter: LanguageAdapter = {
     return out;
   },
   hasOutput(fn: FunctionInfo): boolean {
-    if (findDescendant(fn.node, (n) => n.type === 'return_expression')) return true;
+    if (findDescendantOfType(fn.node, 'return_expression')) return true;
     const body = field(fn.node, 'body');
     const tail = body ? tailExpression(body) : null;
     return tail !== null && isOutputExpression(tail);

@@ -1,4 +1,4 @@
-import type { Node, Tree } from 'web-tree-sitter';
+import { Query, type Language, type Node, type Tree } from 'web-tree-sitter';
 
 /** Named children, without the nulls web-tree-sitter's typings allow. */
 export function named(node: Node): Node[] {
@@ -13,39 +13,51 @@ export function field(node: Node, name: string): Node | null {
   return node.childForFieldName(name);
 }
 
-/** Depth-first search below `node`; `prune` stops descent into a subtree (its root is still tested). */
-export function findDescendant(node: Node, test: (n: Node) => boolean, prune?: (n: Node) => boolean): Node | null {
-  const stack: Node[] = [...children(node)].reverse();
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (test(n)) return n;
-    if (prune?.(n)) continue;
-    for (let i = n.childCount - 1; i >= 0; i--) {
-      const c = n.child(i);
-      if (c) stack.push(c);
+/**
+ * The first descendant (depth-first, in source order) of one of the given types, or null. Walks with a
+ * TreeCursor: creating a Node per child crosses the WASM boundary and dominated extraction time.
+ */
+export function findDescendantOfType(node: Node, types: string | ReadonlySet<string>): Node | null {
+  const match = typeof types === 'string' ? (t: string) => t === types : (t: string) => types.has(t);
+  const cursor = node.walk();
+  try {
+    if (!cursor.gotoFirstChild()) return null;
+    let depth = 1;
+    for (;;) {
+      if (match(cursor.nodeType)) return cursor.currentNode;
+      if (cursor.gotoFirstChild()) {
+        depth++;
+        continue;
+      }
+      while (!cursor.gotoNextSibling()) {
+        cursor.gotoParent();
+        if (--depth === 0) return null;
+      }
     }
+  } finally {
+    cursor.delete();
   }
-  return null;
 }
 
-export function hasDescendantOfType(node: Node, types: ReadonlySet<string>): boolean {
-  return findDescendant(node, (n) => types.has(n.type)) !== null;
-}
+const rangeQueries = new WeakMap<Language, Map<string, Query>>();
 
-/** All descendants of the given types (not descending into matches). */
-export function descendantsOfTypes(node: Node, types: ReadonlySet<string>): Node[] {
-  const out: Node[] = [];
-  const stack: Node[] = [node];
-  while (stack.length) {
-    const n = stack.pop()!;
-    if (n !== node && types.has(n.type)) {
-      out.push(n);
-      continue;
-    }
-    for (let i = n.childCount - 1; i >= 0; i--) {
-      const c = n.child(i);
-      if (c) stack.push(c);
-    }
+/**
+ * [start, end) offsets of every node of the given types in the tree, in source order. A query runs
+ * inside WASM and hands back only the matches; walking every node from JavaScript cost more than
+ * parsing did.
+ */
+export function rangesOfTypes(tree: Tree, types: ReadonlySet<string>): Array<[number, number]> {
+  const key = [...types].sort().join(' ');
+  let byKey = rangeQueries.get(tree.language);
+  if (!byKey) rangeQueries.set(tree.language, (byKey = new Map()));
+  let query = byKey.get(key);
+  if (!query) byKey.set(key, (query = new Query(tree.language, `[${[...types].map((t) => `(${t})`).join(' ')}] @n`)));
+  const out: Array<[number, number]> = [];
+  let lastEnd = -1;
+  for (const { node } of query.captures(tree.rootNode)) {
+    if (node.startIndex < lastEnd) continue; // nested in the previous match
+    out.push([node.startIndex, node.endIndex]);
+    lastEnd = node.endIndex;
   }
   return out;
 }
@@ -63,23 +75,31 @@ export function headerText(source: string, from: Node, until: Node | null): stri
 }
 
 /**
- * Lines (1-based, within startLine..endLine) that hold a non-whitespace character outside comments.
- * Works on the text, with comment spans blanked, so a line holding code and a trailing comment counts.
+ * For each line of a file (0-based), whether it holds a non-whitespace character outside comments.
+ * Computed once per file from the comment ranges, so a line holding code and a trailing comment counts.
  */
-export function nonCommentLines(source: string, lineStarts: number[], node: Node, commentTypes: ReadonlySet<string>): number {
-  const startRow = node.startPosition.row;
-  const endRow = node.endPosition.row;
-  const from = lineStarts[startRow];
-  const to = endRow + 1 < lineStarts.length ? lineStarts[endRow + 1] : source.length;
-  const chars = source.slice(from, to).split('');
-  for (const c of descendantsOfTypes(node, commentTypes)) {
-    for (let i = Math.max(c.startIndex, from); i < Math.min(c.endIndex, to); i++) {
-      if (chars[i - from] !== '\n') chars[i - from] = ' ';
+export function codeLineFlags(source: string, lineStarts: number[], comments: Array<[number, number]>): Uint8Array {
+  const flags = new Uint8Array(lineStarts.length);
+  let line = 0;
+  let c = 0;
+  for (let i = 0; i < source.length; i++) {
+    while (c < comments.length && comments[c][1] <= i) c++;
+    if (c < comments.length && comments[c][0] <= i) {
+      i = comments[c][1] - 1; // skip the comment; line is caught up below
+      continue;
     }
+    const ch = source.charCodeAt(i);
+    while (line + 1 < lineStarts.length && lineStarts[line + 1] <= i) line++;
+    if (ch !== 32 && ch !== 9 && ch !== 10 && ch !== 13 && ch !== 12 && ch !== 11 && ch !== 0xfeff) flags[line] = 1;
   }
-  let count = 0;
-  for (const line of chars.join('').split('\n').slice(0, endRow - startRow + 1)) if (/\S/.test(line)) count++;
-  return count;
+  return flags;
+}
+
+/** How many lines startLine..endLine (1-based, inclusive) hold code, by `codeLineFlags`. */
+export function countCodeLines(flags: Uint8Array, startLine: number, endLine: number): number {
+  let n = 0;
+  for (let l = startLine - 1; l < endLine && l < flags.length; l++) n += flags[l];
+  return n;
 }
 
 /** Offsets (UTF-16 units, like tree-sitter's indices on JS strings) where each line starts. */
