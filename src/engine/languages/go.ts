@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, headerText, named } from '../parse/nodes';
-import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
 
@@ -35,19 +35,13 @@ export const goAdapter: LanguageAdapter = {
       if (!body) continue; // an assembly-backed declaration has no body
       const name = field(n, 'name')?.text ?? '';
       const recv = n.type === 'method_declaration' ? receiverType(n) : null;
-      out.push({
-        node: n,
+      out.push(describeFunction(n, {
         name,
-        bareName: name,
         signature: headerText(source, n, body),
-        startLine: n.startPosition.row + 1,
-        endLine: n.endPosition.row + 1,
         scope: pkg,
         className: recv ? baseTypeName(recv) : '',
         classSignature: recv ? recv.text : '',
-        isTestCode: false,
-        isHiddenMethod: false,
-      });
+      }));
     }
     return out;
   },

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
-import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 /** Top-level statement containers whose definitions still belong to the file (not function bodies). */
@@ -22,21 +22,16 @@ function callOf(n: Node | null): Node | null {
 function describe(node: Node, call: Node, header: string, modules: string[], pkg: string): FunctionInfo {
   const callee = named(call)[0];
   const name = callee ? callee.text : '';
-  return {
-    node,
+  return describeFunction(node, {
     name,
     // `Base.show` -> `show`, `Foo{T}` -> `Foo`: what a call in a test names.
     bareName: name.replace(/\{.*$/s, '').replace(/^.*\./, ''),
     signature: header.replace(/\s+/g, ' ').trim(),
-    startLine: node.startPosition.row + 1,
-    endLine: node.endPosition.row + 1,
     // Files `include`d into the package module name no module: they are the package's.
     scope: (pkg && modules[0] !== pkg ? [pkg, ...modules] : modules).join('.'),
     className: '',
     classSignature: '',
-    isTestCode: false,
-    isHiddenMethod: false,
-  };
+  });
 }
 
 function collect(container: Node, source: string, modules: string[], pkg: string, out: FunctionInfo[]): void {

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, named } from '../parse/nodes';
-import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
 const CLASS_LIKE = new Set(['class_declaration', 'trait_declaration', 'interface_declaration', 'enum_declaration']);
@@ -57,19 +57,15 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
       const body = field(n, 'body');
       const name = field(n, 'name')?.text ?? '';
       const first = children(n).find((c) => c.type !== 'attribute_list' && c.type !== 'comment') ?? n;
-      out.push({
-        node: n,
+      out.push(describeFunction(n, {
         name,
-        bareName: name,
         signature: headerText(source, first, body).replace(/;$/, ''),
-        startLine: n.startPosition.row + 1,
-        endLine: n.endPosition.row + 1,
         scope: ctx.namespace,
         className: n.type === 'method_declaration' ? ctx.className : '',
         classSignature: n.type === 'method_declaration' ? ctx.classSignature : '',
         isTestCode: n.type === 'method_declaration' && ctx.isTestClass,
         isHiddenMethod: n.type === 'method_declaration' && hidden(n),
-      });
+      }));
     } else if (!FUNCTION_LIKE.has(n.type) && !NOT_DECLARATIONS.has(n.type)) {
       // Conditional declarations (`if (!function_exists('f')) { function f() … }`) are still the file's.
       collect(n, source, ctx, out);

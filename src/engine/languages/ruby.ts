@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
-import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['comment']);
 /** Clauses of a method body that follow its statements. */
@@ -24,20 +24,14 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
       case 'method':
       case 'singleton_method': {
         const name = field(n, 'name')?.text ?? '';
-        out.push({
-          node: n,
+        out.push(describeFunction(n, {
           name,
-          bareName: name,
           signature: signatureOf(source, n),
-          startLine: n.startPosition.row + 1,
-          endLine: n.endPosition.row + 1,
           scope: ctx.modules.join('::'),
           className: ctx.className,
           classSignature: ctx.classSignature,
           extraMetadata: { method_kind: n.type === 'singleton_method' || ctx.singleton ? 'singleton' : 'instance' },
-          isTestCode: false,
-          isHiddenMethod: false,
-        });
+        }));
         break; // a def inside a method is not one of the file's methods
       }
       case 'module': {

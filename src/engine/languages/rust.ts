@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../parse/nodes';
-import { underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 
@@ -59,19 +59,14 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
         const body = field(n, 'body');
         if (!body) break;
         const name = field(n, 'name')?.text ?? '';
-        out.push({
-          node: n,
+        out.push(describeFunction(n, {
           name,
-          bareName: name,
           signature: headerText(source, n, body),
-          startLine: n.startPosition.row + 1,
-          endLine: n.endPosition.row + 1,
           scope: ctx.modules.join('::'),
           className: ctx.className,
           classSignature: ctx.classSignature,
           isTestCode: ctx.inTest || isTestAttributed(n),
-          isHiddenMethod: false,
-        });
+        }));
         break;
       }
       case 'mod_item': {

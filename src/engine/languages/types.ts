@@ -59,6 +59,22 @@ export interface LanguageAdapter {
   hasOutput(fn: FunctionInfo): boolean;
 }
 
+type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &
+  Partial<Pick<FunctionInfo, 'bareName' | 'extraMetadata' | 'isTestCode' | 'isHiddenMethod'>>;
+
+/** A FunctionInfo for a definition node: lines from the node, the bare name defaulting to the name. */
+export function describeFunction(node: Node, d: Described): FunctionInfo {
+  return {
+    node,
+    bareName: d.name,
+    isTestCode: false,
+    isHiddenMethod: false,
+    ...d,
+    startLine: node.startPosition.row + 1,
+    endLine: node.endPosition.row + 1,
+  };
+}
+
 /** Path segments, for the test-file rules. */
 export function segments(relPath: string): string[] {
   return relPath.split('/');
