@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
-import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 /** Top-level statement containers whose definitions still belong to the file (not function bodies). */

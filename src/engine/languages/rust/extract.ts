@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../../parse/nodes';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { children, field, findDescendantOfType, headerText, named } from '../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { children, field, findDescendantOfType, headerText, named } from '../../parse/nodes';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['comment']);
 const CLASS_LIKE = new Set(['class_declaration', 'trait_declaration', 'interface_declaration', 'enum_declaration']);

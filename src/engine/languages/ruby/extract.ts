@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
-import { field, findDescendantOfType, lastStatement, named } from '../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from './types';
+import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
+import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['comment']);
 /** Clauses of a method body that follow its statements. */

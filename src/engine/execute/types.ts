@@ -1,0 +1,70 @@
+import type { LanguageId } from '../parse/grammars';
+
+/** Resource limits for one task's processes (a container, or the local sandbox). */
+export interface ExecLimits {
+  memoryBytes: number;
+  cpus: number;
+  pids: number;
+  /** stdout + stderr kept per phase; the rest is dropped and `outputTruncated` set. */
+  outputBytes: number;
+}
+
+export const DEFAULT_LIMITS: ExecLimits = {
+  memoryBytes: 2 * 1024 ** 3,
+  cpus: 2,
+  pids: 512,
+  outputBytes: 1024 * 1024,
+};
+
+export type PhaseName = 'compile' | 'compile-retry' | 'test' | 'coverage';
+
+/** One command of a phase. Paths are absolute and the same on the host and in a container. */
+export interface PhaseCommand {
+  phase: PhaseName;
+  argv: string[];
+  cwd: string;
+  env: Record<string, string>;
+  timeoutMs: number;
+}
+
+export interface PhaseResult {
+  phase: PhaseName;
+  argv: string[];
+  /** null when killed (timeout, cancellation, limits). */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  outputTruncated: boolean;
+  /** stdout and stderr interleaved as they arrived (capped at `outputBytes`). */
+  output: string;
+  durationMs: number;
+}
+
+export interface SessionSpec {
+  language: LanguageId;
+  /** The disposable copy (absolute host path); the only writable project folder. */
+  sandboxDir: string;
+  limits: ExecLimits;
+  /** docker: the image to run (a language or repository environment image). */
+  image?: string;
+}
+
+export interface Session {
+  run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult>;
+  /** Stops everything the session started (processes, the container). Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface ExecutorInfo {
+  kind: 'docker' | 'local';
+  /** e.g. `podman 4.3.1 (Docker API 1.41)` or `bubblewrap 0.8.0`. */
+  engine: string;
+  /** Tool versions where known: `go1.26.8`, `rustc 1.95.0`, … */
+  versions: Record<string, string>;
+}
+
+export interface Executor {
+  readonly kind: 'docker' | 'local';
+  info(language: LanguageId): Promise<ExecutorInfo>;
+  open(spec: SessionSpec): Promise<Session>;
+}

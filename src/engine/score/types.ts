@@ -1,0 +1,50 @@
+/** Hits per line (1-based) for one source file, as the language's coverage tool reported them. */
+export type LineHits = Map<number, number>;
+
+/** Focal coverage: executable focal lines, and those that ran. */
+export interface FocalCoverage {
+  executable: number[];
+  covered: number[];
+}
+
+export interface TestCaseResult {
+  name: string;
+  status: 'passed' | 'failed' | 'errored' | 'skipped';
+  message?: string;
+  expected?: string;
+  actual?: string;
+}
+
+/** What the test runner itself reported. */
+export interface TestReport {
+  ran: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  skipped: number;
+  cases: TestCaseResult[];
+  /** Errors outside any test (a spec file that fails to load, a panic in init). */
+  outsideErrors: number;
+}
+
+export type FailureCategory =
+  | 'syntactic-compilation'
+  | 'type-system-memory'
+  | 'api-hallucination'
+  | 'logic-assertion'
+  | 'test-design-mocking';
+
+export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
+  'syntactic-compilation': 'Syntactic & Compilation',
+  'type-system-memory': 'Type System & Memory',
+  'api-hallucination': 'API Hallucination',
+  'logic-assertion': 'Logic & Assertion',
+  'test-design-mocking': 'Test Design & Mocking',
+};
+
+export interface InvocationResult {
+  /** A call whose name matches the focal function (the release's check, fixed per METRICS.md item 7). */
+  invoked: boolean;
+  /** The call's receiver or module also matches where the language lets us tell. */
+  strict: boolean;
+}
