@@ -16,7 +16,9 @@ const treeSitterCjs = {
 };
 const common = {
   bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning',
-  plugins: [treeSitterCjs], external: ['web-tree-sitter/tree-sitter.wasm'],
+  plugins: [treeSitterCjs],
+  // dockerode's ssh2 loads optional native modules inside try/catch; only ssh:// engine addresses need them.
+  external: ['web-tree-sitter/tree-sitter.wasm', 'cpu-features', '*.node'],
 };
 
 mkdirSync('dist', { recursive: true });

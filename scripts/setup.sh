@@ -26,3 +26,22 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+
+# Debian packages for the docker executor on machines without Docker: Podman serves the Docker Engine
+# API (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a
+# registry, uidmap for rootless use.
+container_debs=(podman runc debootstrap uidmap catatonit)
+missing=()
+for p in "${container_debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ] && ! command -v sudo >/dev/null; then
+    echo "setup: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

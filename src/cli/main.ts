@@ -2,7 +2,10 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { runExtract } from './extract-command';
+import { registerImagesCommand } from './images-command';
 import { runInspect } from './inspect-command';
+import { runReport } from './report-command';
+import { DEFAULT_CONCURRENCY, runRun } from './run-command';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -53,6 +56,38 @@ export function buildProgram(): Command {
       process.exitCode = await runInspect(files, !!opts.json);
     });
 
+  program
+    .command('run')
+    .description('run generated tests against their focal functions in disposable copies, and score them')
+    .argument('<tasks...>', 'task files (JSONL), or folders of them')
+    .requiredOption('--tests <file>', 'generations: {task_id | id, language?, test_code} per line, or the release\'s processed.jsonl', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--executor <kind>', 'docker (containers through the Docker Engine API) or local (host toolchains in bubblewrap)', 'docker')
+    .option('--out <file>', 'write results here as they finish (default: standard output at the end)')
+    .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+    .option('--image <name>', 'docker: run in this image instead of the language image')
+    .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
+    .option('--compile-timeout <s>', 'seconds for the compile phase', positiveInt, 300)
+    .option('--test-timeout <s>', 'seconds for the test phase', positiveInt, 300)
+    .option('--memory-mb <n>', 'memory limit per task', positiveInt, 2048)
+    .option('--keep-sandboxes', 'keep each disposable copy (its path is in the result) for inspection')
+    .option('--no-progress', 'do not show progress')
+    .action(async (tasks: string[], opts) => {
+      if (opts.executor !== 'docker' && opts.executor !== 'local') throw new Error(`--executor ${opts.executor}: use docker or local`);
+      process.exitCode = await runRun(tasks, opts, interruptSignal());
+    });
+
+  program
+    .command('report')
+    .description('CSR, TPR, Cov, Cov@Pass, IR and failure categories per language, from result files')
+    .argument('<results...>', 'result files (JSONL) from `xrepotest run`')
+    .option('--format <format>', 'text or json (the release\'s summary.json keys, plus ours)', 'text')
+    .action(async (files: string[], opts: { format: string }) => {
+      if (opts.format !== 'text' && opts.format !== 'json') throw new Error(`--format ${opts.format}: use text or json`);
+      process.exitCode = await runReport(files, opts.format);
+    });
+
+  registerImagesCommand(program);
+
   return program;
 }
 
@@ -65,7 +100,8 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = err.exitCode ?? 2;
       return;
     }
-    process.stderr.write(`xrepotest: ${err.message ?? String(e)}\n`);
+    const message = (err.message ?? String(e)).replace(/^xrepotest: /, '');
+    process.stderr.write(`xrepotest: ${message}\n`);
     process.exitCode = (e as Error).message === 'interrupted' ? 130 : 1;
   }
 }

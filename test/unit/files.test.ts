@@ -66,6 +66,6 @@ describe('walking a repository', () => {
     git('remote', 'add', 'origin', 'https://example.com/acme/a.git');
     const head = git('rev-parse', 'HEAD');
     const r = await extractRepository(root);
-    assert.deepEqual(r.tasks[0].repository, { name: path.basename(root), url: 'https://example.com/acme/a.git', commit: head });
+    assert.deepEqual(r.tasks[0].repository, { name: path.basename(root), url: 'https://example.com/acme/a.git', commit: head, path: root });
   });
 });

@@ -22,8 +22,11 @@ function dirs(v: string | string[]): string[] {
   return (Array.isArray(v) ? v : [v]).map((d) => d.replace(/\/+$/, ''));
 }
 
-/** PHP source of an autoloader living at `<project>/vendor/autoload.php`. */
-export function phpAutoloaderSource(composer: ComposerJson): string {
+/**
+ * PHP source of an autoloader for the project at `projectRoot` (an absolute path), or, without it, for
+ * the project whose `vendor/autoload.php` this file is.
+ */
+export function phpAutoloaderSource(composer: ComposerJson, projectRoot?: string): string {
   const sections = [composer.autoload ?? {}, composer['autoload-dev'] ?? {}];
   const psr4: Array<[string, string]> = [];
   const psr0: Array<[string, string]> = [];
@@ -39,7 +42,7 @@ export function phpAutoloaderSource(composer: ComposerJson): string {
     list.map(([p, d]) => `    [${phpString(p)}, ${phpString(d)}],`).join('\n');
   return `<?php
 // Written by xrepotest from composer.json (no Composer install was available).
-$xrtRoot = dirname(__DIR__);
+$xrtRoot = ${projectRoot === undefined ? 'dirname(__DIR__)' : phpString(projectRoot)};
 $xrtPsr4 = [
 ${entries(psr4)}
 ];

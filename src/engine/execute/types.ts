@@ -16,7 +16,7 @@ export const DEFAULT_LIMITS: ExecLimits = {
   outputBytes: 1024 * 1024,
 };
 
-export type PhaseName = 'compile' | 'compile-retry' | 'test' | 'coverage';
+export type PhaseName = 'warm-up' | 'compile' | 'compile-retry' | 'test' | 'coverage';
 
 /** One command of a phase. Paths are absolute and the same on the host and in a container. */
 export interface PhaseCommand {
@@ -25,6 +25,11 @@ export interface PhaseCommand {
   cwd: string;
   env: Record<string, string>;
   timeoutMs: number;
+  /**
+   * Host folders this command may write besides the sandbox: only for trusted commands (a warm-up that
+   * compiles the project's own code into a shared build cache), never for anything running a test.
+   */
+  writable?: string[];
 }
 
 export interface PhaseResult {
@@ -65,6 +70,11 @@ export interface ExecutorInfo {
 
 export interface Executor {
   readonly kind: 'docker' | 'local';
+  /**
+   * A host folder kept across tasks for a language's build cache (filled only by trusted warm-ups and
+   * copied into each sandbox), or null where the executor keeps caches elsewhere (in images).
+   */
+  sharedCacheDir?(language: LanguageId): string | null;
   info(language: LanguageId): Promise<ExecutorInfo>;
   open(spec: SessionSpec): Promise<Session>;
 }

@@ -1,4 +1,5 @@
 import type { Node, Tree } from 'web-tree-sitter';
+import type { Toolchain } from '../execute/toolchain';
 import type { LanguageId } from '../parse/grammars';
 
 export type { LanguageId };
@@ -57,6 +58,8 @@ export interface LanguageAdapter {
   fileScope?(root: string, relPath: string): string;
   /** An explicit return, or an output expression where the language has one (the last expression). */
   hasOutput(fn: FunctionInfo): boolean;
+  /** Placing, compiling, running and measuring a generated test (docs/execution.md). */
+  toolchain: Toolchain;
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

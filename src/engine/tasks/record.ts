@@ -10,6 +10,8 @@ export interface RepositoryRef {
   commit: string | null;
   /** Where the repository sits inside a bigger checkout (`url`), '/'-separated; absent at its root. */
   subdir?: string;
+  /** The folder extracted, as an absolute path on the machine that extracted it: where `run` looks first. */
+  path?: string;
 }
 
 export interface FunctionComponent {

@@ -17,7 +17,7 @@ export function describeRepository(dir: string): RepositoryRef {
   // A folder inside a bigger checkout (a fixture in this project) is pinned by that checkout's HEAD.
   const commit = top ? git(abs, ['rev-parse', 'HEAD']) : null;
   const url = (top && git(abs, ['config', '--get', 'remote.origin.url'])) || abs;
-  const ref: RepositoryRef = { name: path.basename(abs), url, commit };
+  const ref: RepositoryRef = { name: path.basename(abs), url, commit, path: abs };
   if (top && path.resolve(top) !== abs) ref.subdir = path.relative(top, abs).split(path.sep).join('/');
   return ref;
 }

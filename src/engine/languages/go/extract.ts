@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, headerText, named } from '../../parse/nodes';
+import { goToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['comment']);
@@ -18,6 +19,7 @@ function baseTypeName(type: Node): string {
 }
 
 export const goAdapter: LanguageAdapter = {
+  toolchain: goToolchain,
   id: 'go',
   displayName: 'Go',
   extensions: ['.go'],

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
+import { juliaToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -86,6 +87,7 @@ function isOutputExpression(expr: Node | null): boolean {
 }
 
 export const juliaAdapter: LanguageAdapter = {
+  toolchain: juliaToolchain,
   id: 'julia',
   displayName: 'Julia',
   extensions: ['.jl'],

@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, named } from '../../parse/nodes';
+import { phpToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['comment']);
@@ -74,6 +75,7 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
 }
 
 export const phpAdapter: LanguageAdapter = {
+  toolchain: phpToolchain,
   id: 'php',
   displayName: 'PHP',
   extensions: ['.php'],

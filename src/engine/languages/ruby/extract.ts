@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
+import { rubyToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['comment']);
@@ -67,6 +68,7 @@ function isRaise(n: Node): boolean {
 }
 
 export const rubyAdapter: LanguageAdapter = {
+  toolchain: rubyToolchain,
   id: 'ruby',
   displayName: 'Ruby',
   extensions: ['.rb'],

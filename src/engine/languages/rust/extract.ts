@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../../parse/nodes';
+import { rustToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -133,6 +134,7 @@ function isOutputExpression(expr: Node): boolean {
 }
 
 export const rustAdapter: LanguageAdapter = {
+  toolchain: rustToolchain,
   id: 'rust',
   displayName: 'Rust',
   extensions: ['.rs'],

@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evaluateTest } from '../engine/execute/evaluate';
+import { DockerExecutor } from '../engine/execute/docker';
+import { LocalExecutor } from '../engine/execute/local';
+import type { Executor } from '../engine/execute/types';
+import { formatProblem } from '../engine/tasks/jsonl';
+import { loadGenerations } from '../engine/tasks/generations';
+import { loadTasks, type LoadedTask } from '../engine/tasks/load';
+import { summarizeByLanguage, toResultRecord, type ResultRecord } from '../engine/store/results';
+import { createProgress } from './progress';
+import { formatSummaryText } from './report-command';
+
+export interface RunCommandOptions {
+  tests: string[];
+  executor: 'docker' | 'local';
+  out?: string;
+  repos?: string;
+  image?: string;
+  concurrency: number;
+  keepSandboxes?: boolean;
+  compileTimeout: number;
+  testTimeout: number;
+  memoryMb: number;
+  progress: boolean;
+}
+
+/** Where a task's repository is checked out: `--repos DIR/<name>`, else where it was extracted. */
+export function repositoryDir(task: LoadedTask, reposRoot: string | undefined): string {
+  const name = task.task.file_path.split('/')[0];
+  const candidates = [
+    reposRoot && path.join(reposRoot, name),
+    task.task.repository?.path,
+    task.task.repository?.url && !/^[a-z]+:\/\//i.test(task.task.repository.url) ? task.task.repository.url : undefined,
+  ].filter((p): p is string => !!p);
+  const found = candidates.find((p) => fs.existsSync(p) && fs.statSync(p).isDirectory());
+  if (!found) {
+    throw new Error(`cannot find the checkout of repository "${name}" (task ${task.task.task_id}): pass --repos DIR, where DIR/${name} is the checkout`);
+  }
+  return found;
+}
+
+async function createExecutor(kind: 'docker' | 'local'): Promise<Executor> {
+  return kind === 'local' ? new LocalExecutor() : DockerExecutor.create();
+}
+
+export async function runRun(taskFiles: string[], opts: RunCommandOptions, signal: AbortSignal): Promise<number> {
+  const { tasks, problems } = await loadTasks(taskFiles);
+  for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
+  const loaded = await loadGenerations(opts.tests, tasks);
+  for (const p of loaded.problems) process.stderr.write(formatProblem(p) + '\n');
+  const generations = loaded.generations;
+  if (!generations.length) throw new Error('nothing to run: no generation matched a task (see the lines above)');
+  const executor = await createExecutor(opts.executor);
+  const out = opts.out ? fs.openSync(opts.out, 'w') : null;
+  const results: ResultRecord[] = [];
+  const progress = createProgress('run', opts.progress);
+  let next = 0;
+  let passed = 0;
+  const worker = async (): Promise<void> => {
+    while (next < generations.length && !signal.aborted) {
+      const g = generations[next++];
+      const evaluation = await evaluateTest(g.task.task, g.task.language, g.testCode, {
+        executor,
+        repoDir: repositoryDir(g.task, opts.repos),
+        image: opts.image,
+        signal,
+        keepSandbox: opts.keepSandboxes,
+        timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
+        limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
+      });
+      const record = toResultRecord(g.task.task, g.testCode, g.sample, evaluation);
+      results.push(record);
+      if (record.checks[0].tests) passed++;
+      // One line per result as it finishes: a killed run keeps every finished result.
+      if (out !== null) {
+        fs.writeSync(out, JSON.stringify(record) + '\n');
+        fs.fsyncSync(out);
+      }
+      progress.update(results.length, generations.length, `${passed} passed`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, generations.length)) }, worker));
+  } finally {
+    progress.stop();
+    if (out !== null) fs.closeSync(out);
+  }
+  if (!opts.out) for (const r of results) process.stdout.write(JSON.stringify(r) + '\n');
+  process.stderr.write(formatSummaryText(summarizeByLanguage(results)) + '\n');
+  if (opts.out) process.stderr.write(`wrote ${results.length} results to ${opts.out}\n`);
+  return signal.aborted ? 130 : 0;
+}
+
+export const DEFAULT_CONCURRENCY = Math.max(1, Math.min(4, Math.floor(os.cpus().length / 2)));

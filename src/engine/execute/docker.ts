@@ -1,0 +1,329 @@
+import { randomUUID } from 'node:crypto';
+import * as os from 'node:os';
+import { Writable } from 'node:stream';
+import type Dockerode from 'dockerode';
+import type { LanguageId } from '../parse/grammars';
+import { connectEngine, type ConnectedEngine } from './docker-engine';
+import { findLanguageImage } from './images';
+import { CappedOutput } from './output';
+import type { Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
+
+/** Labels on every container we start; `reapStaleContainers` finds leftovers of crashed runs by them. */
+export const CONTAINER_LABEL = {
+  marker: 'xrepotest',
+  ownerPid: 'xrepotest.owner-pid',
+  ownerHost: 'xrepotest.owner-host',
+  session: 'xrepotest.session',
+} as const;
+
+/** `timeout --kill-after` inside the container: the grace between TERM and KILL. */
+const KILL_AFTER_S = 2;
+/** The host's backstop fires this long after the in-container timeout should have killed everything. */
+const DEFAULT_BACKSTOP_GRACE_MS = 3000;
+
+// The container's main process only keeps it alive; exec'd commands do the work. `Init` puts an init
+// (catatonit, docker-init) in front of it so orphans of those commands are reaped and free their pids.
+const KEEP_ALIVE = ['sleep', 'infinity'];
+
+const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
+
+const VERSION_SCRIPT: Record<LanguageId, string> = {
+  go: 'echo "go=$(go version)"',
+  rust:
+    'echo "rustc=$(rustc --version)"; echo "cargo=$(cargo --version)"; ' +
+    'v=$(rustc -vV | sed -n "s/^LLVM version: \\([0-9]*\\).*/\\1/p"); echo "llvm-profdata=$(llvm-profdata-$v --version 2>&1 | grep -m1 -i version | sed "s/^ *//")"',
+  php: 'echo "php=$(php --version | head -n1)"; echo "phpunit=$(phpunit --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',
+  ruby: 'echo "ruby=$(ruby --version)"; echo "rspec=$(rspec --version | tr "\\n" " ")"',
+  julia: 'echo "julia=$(julia --version)"',
+};
+
+export interface DockerExecutorOptions {
+  /** An engine already connected (else `connectEngine()`). */
+  engine?: ConnectedEngine;
+  /** The image per language when a session's spec names none (default: the language image here). */
+  images?: Partial<Record<LanguageId, string>>;
+  /** How long after a command's deadline the host kills the container if it is still running. */
+  backstopGraceMs?: number;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'; // alive, someone else's
+  }
+}
+
+/**
+ * Removes our containers whose owner process (on this host) is gone: a run that crashed or was killed
+ * leaves its containers behind, and they would keep their memory and processes forever (`sleep infinity`).
+ * Returns the ids removed.
+ */
+export async function reapStaleContainers(docker: Dockerode): Promise<string[]> {
+  const host = os.hostname();
+  const containers = await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${CONTAINER_LABEL.marker}=1`] }) });
+  const removed: string[] = [];
+  for (const c of containers) {
+    const labels = c.Labels ?? {};
+    if (labels[CONTAINER_LABEL.ownerHost] && labels[CONTAINER_LABEL.ownerHost] !== host) continue;
+    const pid = Number(labels[CONTAINER_LABEL.ownerPid]);
+    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+    try {
+      await docker.getContainer(c.Id).remove({ force: true });
+      removed.push(c.Id);
+    } catch {
+      // removed meanwhile by another run's reaper
+    }
+  }
+  return removed;
+}
+
+/** The host user as a container `User`, so files written in the sandbox belong to the user; none for root. */
+function hostUser(): string | undefined {
+  if (typeof process.getuid !== 'function' || typeof process.getgid !== 'function') return undefined;
+  const uid = process.getuid();
+  return uid === 0 ? undefined : `${uid}:${process.getgid()}`;
+}
+
+/**
+ * Runs each task in its own container through the Docker Engine API (Docker, or Podman's API
+ * service): the sandbox bind-mounted at its host path, no network, memory/CPU/process limits, no
+ * capabilities. Commands are `exec`s in that container; the container is removed on `close()`.
+ */
+export class DockerExecutor implements Executor {
+  readonly kind = 'docker' as const;
+  private readonly versions = new Map<string, Promise<Record<string, string>>>();
+
+  constructor(
+    readonly engine: ConnectedEngine,
+    private readonly options: DockerExecutorOptions = {},
+  ) {}
+
+  /** Connects (unless given an engine) and clears containers that crashed runs left behind. */
+  static async create(options: DockerExecutorOptions = {}): Promise<DockerExecutor> {
+    const engine = options.engine ?? (await connectEngine());
+    await reapStaleContainers(engine.docker);
+    return new DockerExecutor(engine, options);
+  }
+
+  private async imageFor(language: LanguageId, explicit?: string): Promise<string> {
+    const image = explicit ?? this.options.images?.[language] ?? (await findLanguageImage(this.engine.docker, language));
+    if (!image) throw new Error(`no ${language} image: run \`xrepotest images build --lang ${language}\` first`);
+    return image;
+  }
+
+  async info(language: LanguageId): Promise<ExecutorInfo> {
+    const image = await this.imageFor(language);
+    let versions = this.versions.get(image);
+    if (!versions) {
+      versions = this.probeVersions(image, language);
+      this.versions.set(image, versions);
+      versions.catch(() => this.versions.delete(image)); // a failed probe is retried next time
+    }
+    return { kind: 'docker', engine: `${this.engine.engine} at ${this.engine.endpoint}, image ${image}`, versions: await versions };
+  }
+
+  /** Tool versions from a throwaway container of the image (once per image). */
+  private async probeVersions(image: string, language: LanguageId): Promise<Record<string, string>> {
+    const docker = this.engine.docker;
+    const container = await docker.createContainer({
+      Image: image,
+      Cmd: ['sh', '-c', VERSION_SCRIPT[language]],
+      Labels: ownerLabels(randomUUID()),
+      HostConfig: { NetworkMode: 'none', Ulimits: defaultUlimits() },
+    });
+    try {
+      await container.start();
+      await container.wait();
+      const logs = (await container.logs({ stdout: true, stderr: false })) as unknown as Buffer;
+      const versions: Record<string, string> = {};
+      for (const line of demuxBuffer(logs).split('\n')) {
+        const m = /^([\w-]+)=(.+)$/.exec(line.trim());
+        if (m) versions[m[1]] = m[2].trim();
+      }
+      return versions;
+    } finally {
+      await container.remove({ force: true }).catch(() => undefined);
+    }
+  }
+
+  async open(spec: SessionSpec): Promise<DockerSession> {
+    const docker = this.engine.docker;
+    const image = await this.imageFor(spec.language, spec.image);
+    const sessionId = randomUUID();
+    const dir = spec.sandboxDir;
+    const { limits } = spec;
+    const container = await docker.createContainer({
+      Image: image,
+      Cmd: KEEP_ALIVE,
+      WorkingDir: dir,
+      User: hostUser(),
+      Labels: ownerLabels(sessionId),
+      NetworkDisabled: true,
+      HostConfig: {
+        Binds: [`${dir}:${dir}:rw`],
+        NetworkMode: 'none',
+        Init: true,
+        Memory: limits.memoryBytes,
+        MemorySwap: limits.memoryBytes, // equal: no swap, so the limit is real
+        NanoCpus: Math.round(limits.cpus * 1e9),
+        PidsLimit: limits.pids,
+        Ulimits: defaultUlimits(),
+        CapDrop: ['ALL'],
+        SecurityOpt: ['no-new-privileges'],
+      },
+    });
+    try {
+      await container.start();
+    } catch (e) {
+      await container.remove({ force: true }).catch(() => undefined);
+      throw new Error(`could not start a container of ${image}: ${(e as Error).message}`);
+    }
+    return new DockerSession(docker, container, sessionId, spec, this.options.backstopGraceMs ?? DEFAULT_BACKSTOP_GRACE_MS);
+  }
+}
+
+export function ownerLabels(sessionId: string): Record<string, string> {
+  return {
+    [CONTAINER_LABEL.marker]: '1',
+    [CONTAINER_LABEL.ownerPid]: String(process.pid),
+    [CONTAINER_LABEL.ownerHost]: os.hostname(),
+    [CONTAINER_LABEL.session]: sessionId,
+  };
+}
+
+/**
+ * Explicit rlimits: runc under Podman fails to start a container without them ("error setting rlimit
+ * type 7"). nproc counts every process of the uid on the whole host (containers run as host root or as
+ * the host user), so it is set high; the pids cgroup limit is the real bound. Both stay below what the
+ * engine itself may raise to (Podman's service runs with nproc 32768; without CAP_SYS_RESOURCE a
+ * container cannot go above that: "error setting rlimit type 6").
+ */
+function defaultUlimits(): Array<{ Name: string; Soft: number; Hard: number }> {
+  return [
+    { Name: 'nofile', Soft: 4096, Hard: 4096 },
+    { Name: 'nproc', Soft: 16384, Hard: 16384 },
+  ];
+}
+
+/** Stdout+stderr from a non-TTY container log (8-byte frame headers), as text. */
+function demuxBuffer(buf: Buffer): string {
+  const parts: Buffer[] = [];
+  let i = 0;
+  while (i + 8 <= buf.length) {
+    const size = buf.readUInt32BE(i + 4);
+    parts.push(buf.subarray(i + 8, i + 8 + size));
+    i += 8 + size;
+  }
+  return Buffer.concat(parts).toString('utf8');
+}
+
+export class DockerSession implements Session {
+  private closed = false;
+  /** Set when the container was killed (timeout backstop, abort): later runs fail with this reason. */
+  private deadReason: string | undefined;
+
+  constructor(
+    private readonly docker: Dockerode,
+    private readonly container: Dockerode.Container,
+    /** The `xrepotest.session` label of its container. */
+    readonly id: string,
+    private readonly spec: SessionSpec,
+    private readonly backstopGraceMs: number,
+  ) {}
+
+  private async killContainer(reason: string): Promise<void> {
+    this.deadReason ??= reason;
+    // Removed, not only killed: a cancelled run may never reach close(), and nothing must linger.
+    await this.container.remove({ force: true }).catch(() => undefined);
+  }
+
+  async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+    if (this.closed) throw new Error('this execution session is closed');
+    if (this.deadReason) throw new Error(`this session's container was killed (${this.deadReason}); open a new session`);
+    signal?.throwIfAborted();
+    const started = Date.now();
+    const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
+    // The in-container timeout kills the command's whole process group; the host backstop below is
+    // for when that cannot work (the engine hangs, the command escapes its group).
+    const exec = await this.container.exec({
+      Cmd: ['timeout', `--kill-after=${KILL_AFTER_S}s`, `${seconds}s`, ...cmd.argv],
+      WorkingDir: cmd.cwd,
+      Env: [`LANG=C.UTF-8`, ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`)],
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: false,
+      Tty: false,
+    });
+    const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
+    const output = new CappedOutput(this.spec.limits.outputBytes);
+    let killedBy: 'timeout' | 'abort' | undefined;
+    let killing: Promise<void> | undefined;
+
+    const ended = new Promise<void>((resolve) => {
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done): void {
+          output.push(chunk); // over the cap it is counted and dropped: the stream is always drained
+          done();
+        },
+      });
+      this.docker.modem.demuxStream(stream, sink, sink);
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', () => resolve());
+    });
+    const kill = (why: 'timeout' | 'abort'): void => {
+      if (killedBy) return;
+      killedBy = why;
+      killing = this.killContainer(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(() =>
+        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
+      );
+    };
+    const backstop = setTimeout(() => kill('timeout'), cmd.timeoutMs + KILL_AFTER_S * 1000 + this.backstopGraceMs);
+    const onAbort = (): void => kill('abort');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      await ended;
+      // The stream ends as soon as the container dies; the removal must be over before we answer.
+      await killing;
+    } finally {
+      clearTimeout(backstop);
+      signal?.removeEventListener('abort', onAbort);
+    }
+
+    const durationMs = Date.now() - started;
+    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs };
+    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
+
+    const code = await exitCodeOf(exec);
+    // timeout(1) exits 124 after TERM worked, 137 after it had to KILL; both only once the deadline passed.
+    const timedOut = (code === 124 || code === 137) && durationMs >= cmd.timeoutMs;
+    if (timedOut) return { ...base, exitCode: null, signal: code === 124 ? 'SIGTERM' : 'SIGKILL', timedOut };
+    // 128+n: killed by signal n (the OOM killer's SIGKILL shows as 137). A command that itself exits
+    // with such a code reads the same; the engine reports no difference.
+    if (code !== null && code > 128 && code - 128 in SIGNALS) return { ...base, exitCode: null, signal: SIGNALS[code - 128], timedOut: false };
+    return { ...base, exitCode: code, signal: null, timedOut: false };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    try {
+      await this.container.remove({ force: true });
+    } catch (e) {
+      const status = (e as { statusCode?: number }).statusCode;
+      if (status !== 404) throw e; // already gone is fine; anything else must be seen
+    }
+  }
+}
+
+/** The exit code once the engine has it: the stream can end a moment before the exec is marked done. */
+async function exitCodeOf(exec: Dockerode.Exec): Promise<number | null> {
+  for (let i = 0; i < 50; i++) {
+    const info = await exec.inspect();
+    if (!info.Running && info.ExitCode !== null && info.ExitCode !== undefined) return info.ExitCode;
+    await new Promise((r) => setTimeout(r, 20 + i * 5));
+  }
+  return null;
+}

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { adapterFor } from '../languages';
+import type { LanguageId } from '../parse/grammars';
+import { focalCoverage } from '../score/coverage/focal';
+import { classifyFailure } from '../score/failure';
+import { invocationOf } from '../score/invocation';
+import type { FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
+import type { TaskRecord } from '../tasks/record';
+import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from './sandbox';
+import { DEFAULT_TIMEOUTS, emptyReport, type PhaseTimeouts, type RunContext } from './toolchain';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
+
+export interface EvaluateOptions {
+  executor: Executor;
+  /** The repository checkout the task comes from (copied, never touched). */
+  repoDir: string;
+  limits?: Partial<ExecLimits>;
+  timeouts?: Partial<PhaseTimeouts>;
+  /** docker: the image for this task's language or repository. */
+  image?: string;
+  signal?: AbortSignal;
+  /** Keep the sandbox for inspection (its path is in the result); default: delete it. */
+  keepSandbox?: boolean;
+  /** Called when a phase starts, for progress. */
+  onPhase?: (phase: string) => void;
+}
+
+export interface Score {
+  compiled: boolean;
+  passed: boolean;
+  coverage: FocalCoverage;
+  /** covered / executable focal lines, 0 where there is no data. */
+  coverageRatio: number;
+  invocation: InvocationResult;
+  failure: { category: FailureCategory; rule: string; evidence?: string; subcategory?: string } | null;
+  /** Why the slot did not pass, in words for people (annotators, the editor); null when it passed. */
+  reason: string | null;
+}
+
+export interface Evaluation {
+  language: LanguageId;
+  /** sha256 of the test code, first 16 hex digits: results are keyed by it. */
+  testHash: string;
+  executor: ExecutorInfo;
+  placement: { testFile: string; notes: string[] } | null;
+  phases: PhaseResult[];
+  testReport: TestReport;
+  score: Score;
+  /** Why the evaluation could not run at all (checkout differs, engine down); scored as zeros. */
+  error?: string;
+  sandboxDir?: string;
+}
+
+export function testHash(testCode: string): string {
+  return createHash('sha256').update(testCode).digest('hex').slice(0, 16);
+}
+
+/** Runs one generated test against its focal function in a disposable copy, and scores it (docs/execution.md). */
+export async function evaluateTest(task: TaskRecord, language: LanguageId, testCode: string, opts: EvaluateOptions): Promise<Evaluation> {
+  const adapter = adapterFor(language);
+  const toolchain = adapter.toolchain;
+  const hash = testHash(testCode);
+  const executorInfo = await opts.executor.info(language);
+  const invocation = await invocationOf(language, testCode, task);
+  const base = { language, testHash: hash, executor: executorInfo };
+  const phases: PhaseResult[] = [];
+
+  if (!testCode.trim()) {
+    return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
+  }
+
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests);
+  } catch (e) {
+    if (!(e instanceof CheckoutMismatchError)) throw e;
+    return { ...base, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, e.message), error: e.message };
+  }
+  const ctx: RunContext = {
+    task,
+    language,
+    testCode,
+    id: hash.slice(0, 12),
+    sandbox,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
+    baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
+  };
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image });
+  try {
+    const run = async (cmd: Parameters<typeof session.run>[0]): Promise<PhaseResult> => {
+      opts.onPhase?.(cmd.phase);
+      const r = await session.run(cmd, opts.signal);
+      phases.push(r);
+      return r;
+    };
+    await warmUp(ctx, opts.executor, run);
+    const placement = await toolchain.place(ctx);
+    let compiled = await run(toolchain.compile(ctx, placement));
+    if (compiled.exitCode !== 0 && !compiled.timedOut) {
+      const note = toolchain.repairEnvironment?.(ctx, placement, compiled);
+      if (note) {
+        placement.notes.push(note);
+        compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
+      }
+    }
+    let report = emptyReport();
+    let hits = null;
+    if (compiled.exitCode === 0) {
+      const tested = await run(toolchain.test(ctx, placement, compiled));
+      report = toolchain.testReport(ctx, placement, tested);
+      // Coverage counts even when tests fail, as in the paper (Cov); Cov@Pass is derived from passing slots.
+      const coverageCmd = tested.timedOut ? null : toolchain.coverage(ctx, placement);
+      if (coverageCmd) await run(coverageCmd);
+      hits = toolchain.focalHits(ctx);
+    }
+    opts.signal?.throwIfAborted();
+    const relTest = path.relative(sandbox.dir, placement.testFile).split(path.sep).join('/');
+    return {
+      ...base,
+      placement: { testFile: relTest, notes: placement.notes },
+      phases,
+      testReport: report,
+      score: scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes),
+      sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
+    };
+  } finally {
+    await session.close();
+    if (!opts.keepSandbox) removeSandbox(sandbox);
+  }
+}
+
+/**
+ * Fills the language's build cache from the untouched project (trusted code only), then gives the
+ * sandbox its own copy: a generated test can spoil its copy, never the cache the next task uses.
+ */
+async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<void> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return;
+  const inSandbox = toolchain.cacheDirInSandbox(ctx);
+  const shared = executor.sharedCacheDir?.(ctx.language) ?? null;
+  await run(toolchain.warmUp(ctx, shared ?? inSandbox));
+  if (shared) fs.cpSync(shared, inSandbox, { recursive: true });
+}
+
+function zeroScore(invocation: InvocationResult, reason: string): Score {
+  return { compiled: false, passed: false, coverage: { executable: [], covered: [] }, coverageRatio: 0, invocation, failure: null, reason };
+}
+
+/** The first thing that went wrong, as a sentence. */
+function reasonOf(phases: PhaseResult[], report: TestReport, passed: boolean, memoryBytes: number): string | null {
+  if (passed) return null;
+  if (!phases.length) return 'the test is empty';
+  for (const p of phases.filter((q) => q.phase !== 'warm-up')) {
+    if (p.timedOut) return `the ${p.phase} phase timed out after ${Math.round(p.durationMs / 1000)} s`;
+    if (p.exitCode === null && (p.signal === 'SIGKILL' || p.signal === null)) {
+      return `the ${p.phase} phase was killed (most likely by the memory limit of ${Math.round(memoryBytes / 1024 ** 2)} MB or the process limit)`;
+    }
+    if (p.exitCode === 137) return `the ${p.phase} phase was killed (exit 137: out of memory at ${Math.round(memoryBytes / 1024 ** 2)} MB, or the process limit)`;
+    if ((p.phase === 'compile' || p.phase === 'compile-retry') && p.exitCode !== 0 && p === [...phases].reverse().find((q) => q.phase.startsWith('compile'))) {
+      return `the test does not compile (exit ${p.exitCode})`;
+    }
+  }
+  const truncated = phases.some((p) => p.outputTruncated) ? '; its output went past the limit and was cut' : '';
+  if (report.outsideErrors) return `the test run failed outside any test (a load or setup error)${truncated}`;
+  if (report.ran === 0) return `no test ran${truncated}`;
+  if (report.failed || report.errored) {
+    const first = report.cases.find((c) => c.status === 'failed' || c.status === 'errored');
+    const detail = first?.message ? `: ${first.message.split('\n')[0].slice(0, 200)}` : '';
+    return `${report.failed + report.errored} of ${report.ran} tests failed${detail}${truncated}`;
+  }
+  return `the test run exited with ${phases.find((p) => p.phase === 'test')?.exitCode}${truncated}`;
+}
+
+function scoreOf(
+  language: LanguageId,
+  testCode: string,
+  phases: PhaseResult[],
+  report: TestReport,
+  hits: Parameters<typeof focalCoverage>[0],
+  task: TaskRecord,
+  invocation: InvocationResult,
+  memoryBytes: number,
+): Score {
+  const compile = [...phases].reverse().find((p) => p.phase === 'compile' || p.phase === 'compile-retry');
+  const test = phases.find((p) => p.phase === 'test');
+  const compiled = compile?.exitCode === 0;
+  // Both the runner's exit code and its own report: a crash after "ok" lines, or zero tests, is no pass.
+  const passed = compiled && test?.exitCode === 0 && report.ran > 0 && report.failed === 0 && report.errored === 0 && report.outsideErrors === 0;
+  const { start_line, end_line } = task.function_component;
+  const coverage = focalCoverage(hits, start_line, end_line);
+  const coverageRatio = coverage.executable.length ? coverage.covered.length / coverage.executable.length : 0;
+  const verdict = classifyFailure({
+    language,
+    testCode,
+    compiled,
+    compileLog: compile?.output ?? '',
+    passed,
+    testLog: [test?.output ?? '', ...report.cases.filter((c) => c.message).map((c) => c.message!)].join('\n'),
+    coveredLines: coverage.covered.length,
+    timedOut: test?.timedOut ?? false,
+  });
+  return { compiled, passed, coverage, coverageRatio, invocation, failure: verdict, reason: reasonOf(phases, report, passed, memoryBytes) };
+}

@@ -1,0 +1,297 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { LanguageId } from '../parse/grammars';
+import { CappedOutput } from './output';
+import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
+
+/**
+ * Runs phases on the host's toolchains, in the disposable copy. Generated tests are hostile, so where
+ * bubblewrap is installed every command runs inside it: the whole file system read-only but the
+ * sandbox, a private /tmp, no network, its own PID namespace (nothing survives the command), killed
+ * with its parent. Memory and process limits come from cgroups where this process may make them
+ * (root), else from rlimits. Without bubblewrap the copy and the limits still hold, but network and
+ * writes elsewhere are not prevented: `info()` says so.
+ */
+export interface LocalExecutorOptions {
+  /** 'auto' uses bubblewrap when installed; 'none' runs unconfined (for debugging only). */
+  isolation?: 'auto' | 'bubblewrap' | 'none';
+  /** Build caches shared across tasks (default: ~/.cache/xrepotest/local). */
+  cacheRoot?: string;
+}
+
+const TOOL_VERSION_COMMANDS: Record<LanguageId, Array<[string, string[]]>> = {
+  go: [['go', ['version']]],
+  rust: [['rustc', ['--version']], ['cargo', ['--version']]],
+  php: [['php', ['--version']], ['phpunit', ['--version']]],
+  ruby: [['ruby', ['--version']], ['rspec', ['--version']]],
+  julia: [['julia', ['--version']]],
+};
+
+function firstLine(cmd: string, args: string[]): string | null {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
+  if (r.status !== 0) return null;
+  return (r.stdout || r.stderr).trim().split('\n').find((l) => l.trim()) ?? null;
+}
+
+function which(cmd: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const p = path.join(dir, cmd);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      /* next */
+    }
+  }
+  return null;
+}
+
+type CgroupKind = 'v1' | 'v2' | null;
+
+/** Where this process may create cgroups with memory and pids limits (root on v1, a delegated v2 tree). */
+function cgroupSupport(): CgroupKind {
+  const v2 = '/sys/fs/cgroup/cgroup.controllers';
+  try {
+    if (fs.existsSync(v2)) {
+      const controllers = fs.readFileSync(v2, 'utf8');
+      fs.accessSync('/sys/fs/cgroup', fs.constants.W_OK);
+      if (/\bmemory\b/.test(controllers) && /\bpids\b/.test(controllers)) return 'v2';
+      return null;
+    }
+    fs.accessSync('/sys/fs/cgroup/pids', fs.constants.W_OK);
+    fs.accessSync('/sys/fs/cgroup/memory', fs.constants.W_OK);
+    return 'v1';
+  } catch {
+    return null;
+  }
+}
+
+/** A cgroup (or a pair, on v1) holding one command's processes, so all of them can be limited and killed. */
+class CommandCgroup {
+  readonly procsFiles: string[];
+  private readonly dirs: string[];
+
+  constructor(kind: 'v1' | 'v2', limits: ExecLimits) {
+    const name = `xrepotest-${process.pid}-${randomUUID().slice(0, 8)}`;
+    if (kind === 'v1') {
+      const pids = path.join('/sys/fs/cgroup/pids', name);
+      const mem = path.join('/sys/fs/cgroup/memory', name);
+      fs.mkdirSync(pids);
+      fs.mkdirSync(mem);
+      fs.writeFileSync(path.join(pids, 'pids.max'), String(limits.pids));
+      fs.writeFileSync(path.join(mem, 'memory.limit_in_bytes'), String(limits.memoryBytes));
+      this.dirs = [pids, mem];
+    } else {
+      const dir = path.join('/sys/fs/cgroup', name);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, 'pids.max'), String(limits.pids));
+      fs.writeFileSync(path.join(dir, 'memory.max'), String(limits.memoryBytes));
+      fs.writeFileSync(path.join(dir, 'memory.swap.max'), '0');
+      this.dirs = [dir];
+    }
+    this.procsFiles = this.dirs.map((d) => path.join(d, 'cgroup.procs'));
+  }
+
+  pids(): number[] {
+    const out = new Set<number>();
+    for (const f of this.procsFiles) {
+      try {
+        for (const l of fs.readFileSync(f, 'utf8').split('\n')) if (l.trim()) out.add(Number(l));
+      } catch {
+        /* already gone */
+      }
+    }
+    return [...out];
+  }
+
+  killAll(): void {
+    for (let round = 0; round < 20; round++) {
+      const pids = this.pids();
+      if (!pids.length) return;
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* exited meanwhile */
+        }
+      }
+      spawnSync('sleep', ['0.05']);
+    }
+  }
+
+  remove(): void {
+    this.killAll();
+    for (const d of this.dirs) {
+      try {
+        fs.rmdirSync(d);
+      } catch {
+        /* a process may linger a moment in the kernel; the directory is empty of tasks soon */
+      }
+    }
+  }
+}
+
+/** Host settings the toolchains need though HOME points into the sandbox (rustup's toolchains, Go's module cache). */
+function hostToolchainEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
+  const home = os.homedir();
+  const rustupHome = process.env.RUSTUP_HOME ?? path.join(home, '.rustup');
+  if (fs.existsSync(rustupHome)) env.RUSTUP_HOME = rustupHome;
+  const gomodcache = process.env.GOMODCACHE ?? (which('go') ? firstLine('go', ['env', 'GOMODCACHE']) : null);
+  if (gomodcache) env.GOMODCACHE = gomodcache;
+  return env;
+}
+
+export class LocalExecutor implements Executor {
+  readonly kind = 'local' as const;
+  private readonly bwrap: string | null;
+  private readonly cgroups: CgroupKind;
+  private readonly versions = new Map<LanguageId, Record<string, string>>();
+  private hostEnv: Record<string, string> | undefined;
+  private readonly cacheRoot: string;
+
+  constructor(options: LocalExecutorOptions = {}) {
+    this.cacheRoot = options.cacheRoot ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'local');
+    const isolation = options.isolation ?? 'auto';
+    this.bwrap = isolation === 'none' ? null : which('bwrap');
+    if (isolation === 'bubblewrap' && !this.bwrap) {
+      throw new Error('the local executor was asked for bubblewrap isolation, but `bwrap` is not installed (Debian: apt-get install bubblewrap)');
+    }
+    this.cgroups = cgroupSupport();
+  }
+
+  get isolated(): boolean {
+    return this.bwrap !== null;
+  }
+
+  sharedCacheDir(language: LanguageId): string {
+    const dir = path.join(this.cacheRoot, language);
+    fs.mkdirSync(dir, { recursive: true });
+    return dir;
+  }
+
+  async info(language: LanguageId): Promise<ExecutorInfo> {
+    let versions = this.versions.get(language);
+    if (!versions) {
+      versions = {};
+      for (const [cmd, args] of TOOL_VERSION_COMMANDS[language]) {
+        const v = firstLine(cmd, args);
+        if (v) versions[cmd] = v;
+      }
+      this.versions.set(language, versions);
+    }
+    const isolation = this.bwrap
+      ? `${firstLine(this.bwrap, ['--version']) ?? 'bubblewrap'} (read-only root, no network, own PID namespace)`
+      : 'NOT isolated: install bubblewrap to stop network access and writes outside the copy';
+    const limits = this.cgroups ? `cgroup ${this.cgroups} memory/pids limits` : 'rlimit memory/process limits';
+    return { kind: 'local', engine: `local: ${isolation}; ${limits}`, versions };
+  }
+
+  async open(spec: SessionSpec): Promise<Session> {
+    this.hostEnv ??= hostToolchainEnv();
+    return new LocalSession(spec, this.bwrap, this.cgroups, this.hostEnv);
+  }
+}
+
+class LocalSession implements Session {
+  private readonly running = new Set<() => void>();
+  private closed = false;
+
+  constructor(
+    private readonly spec: SessionSpec,
+    private readonly bwrap: string | null,
+    private readonly cgroups: CgroupKind,
+    private readonly hostEnv: Record<string, string>,
+  ) {}
+
+  private wrap(cmd: PhaseCommand, cgroup: CommandCgroup | null): string[] {
+    const { limits, sandboxDir } = this.spec;
+    // Without cgroups, rlimits still bound memory and processes (RLIMIT_AS is coarse: address space).
+    const rlimits = cgroup ? [] : ['prlimit', `--as=${limits.memoryBytes * 2}`, `--nproc=${limits.pids}`, '--'];
+    const inner = [...rlimits, ...cmd.argv];
+    const confined = this.bwrap
+      ? [
+          this.bwrap,
+          '--ro-bind', '/', '/',
+          '--dev', '/dev',
+          '--proc', '/proc',
+          '--tmpfs', '/tmp',
+          '--bind', sandboxDir, sandboxDir,
+          ...(cmd.writable ?? []).flatMap((d) => ['--bind', d, d]),
+          '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
+          '--die-with-parent', '--new-session',
+          '--chdir', cmd.cwd,
+          '--',
+          ...inner,
+        ]
+      : inner;
+    if (!cgroup) return confined;
+    // Join the cgroups before exec, so no child can start outside them.
+    const join = cgroup.procsFiles.map((_, i) => `echo $$ > "$${i + 1}"`).join(' && ');
+    return ['/bin/sh', '-c', `${join} && shift ${cgroup.procsFiles.length} && exec "$@"`, 'xrt-join', ...cgroup.procsFiles, ...confined];
+  }
+
+  async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+    if (this.closed) throw new Error('this execution session is closed');
+    signal?.throwIfAborted();
+    fs.mkdirSync(cmd.cwd, { recursive: true });
+    const cgroup = this.cgroups ? new CommandCgroup(this.cgroups, this.spec.limits) : null;
+    const argv = this.wrap(cmd, cgroup);
+    const output = new CappedOutput(this.spec.limits.outputBytes);
+    const started = Date.now();
+    // A clean environment: the host's (API keys included) never reaches generated code.
+    const env = { LANG: 'C.UTF-8', ...this.hostEnv, ...cmd.env };
+    return await new Promise<PhaseResult>((resolve) => {
+      let timedOut = false;
+      let finished = false;
+      const child = spawn(argv[0], argv.slice(1), { cwd: cmd.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      const kill = (): void => {
+        try {
+          if (child.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+        cgroup?.killAll();
+      };
+      this.running.add(kill);
+      const timer = setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, cmd.timeoutMs);
+      const onAbort = (): void => kill();
+      signal?.addEventListener('abort', onAbort, { once: true });
+      child.stdout.on('data', (b: Buffer) => output.push(b));
+      child.stderr.on('data', (b: Buffer) => output.push(b));
+      const finish = (exitCode: number | null, sig: string | null, error?: Error): void => {
+        if (finished) return;
+        finished = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.running.delete(kill);
+        kill(); // background processes the command left behind
+        cgroup?.remove();
+        if (error) output.push(Buffer.from(`\n[xrepotest: could not start ${argv[0]}: ${error.message}]\n`));
+        resolve({
+          phase: cmd.phase,
+          argv: cmd.argv,
+          exitCode: timedOut || signal?.aborted ? null : exitCode,
+          signal: sig,
+          timedOut,
+          outputTruncated: output.truncated,
+          output: output.text(),
+          durationMs: Date.now() - started,
+        });
+      };
+      child.on('error', (e) => finish(null, null, e));
+      child.on('close', (code, sig) => finish(code, sig));
+    });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const kill of [...this.running]) kill();
+  }
+}

@@ -1,0 +1,114 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { emptyReport, phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { phpAutoloaderSource, type ComposerJson } from '../../execute/php-autoload';
+import { field, named } from '../../parse/nodes';
+import { parseWithDeadline } from '../../parse/parse';
+import { parseClover } from '../../score/coverage/clover';
+import { parseJunitXml } from '../../score/reports/junit';
+
+/** `require_once __DIR__ . '/../vendor/autoload.php';` and friends: the bootstrap loads the autoloader. */
+const AUTOLOAD_REQUIRE = /^[ \t]*(require|include)(_once)?\b[^;\n]*autoload\.php[^;\n]*;[ \t]*\r?\n?/gm;
+
+/** The first class declared in the test, renamed so it can never collide with a project test. */
+async function renameTestClass(code: string, id: string): Promise<{ code: string; className: string | null }> {
+  const parsed = await parseWithDeadline('php', code, 10_000);
+  if (!('tree' in parsed)) return { code, className: null };
+  try {
+    const find = (n: import('web-tree-sitter').Node): import('web-tree-sitter').Node | null => {
+      for (const c of named(n)) {
+        if (c.type === 'class_declaration') return c;
+        if (c.type === 'namespace_definition' || c.type === 'compound_statement') {
+          const inner = find(c);
+          if (inner) return inner;
+        }
+      }
+      return null;
+    };
+    const cls = find(parsed.tree.rootNode);
+    const name = cls ? field(cls, 'name') : null;
+    if (!name) return { code, className: null };
+    const renamed = /Test$/.test(name.text) ? name.text.replace(/Test$/, `Xrt${id}Test`) : `${name.text}Xrt${id}Test`;
+    return { code: code.slice(0, name.startIndex) + renamed + code.slice(name.endIndex), className: renamed };
+  } finally {
+    parsed.tree.delete();
+  }
+}
+
+/** The project's phpunit bootstrap if its config names one that exists, else Composer's, else ours. */
+function bootstrapFile(ctx: RunContext): string {
+  const root = ctx.sandbox.projectRoot;
+  for (const config of ['phpunit.xml', 'phpunit.xml.dist', 'phpunit.dist.xml']) {
+    const file = path.join(root, config);
+    if (!fs.existsSync(file)) continue;
+    const m = /<phpunit\b[^>]*\bbootstrap\s*=\s*"([^"]+)"/s.exec(fs.readFileSync(file, 'utf8'));
+    if (m && fs.existsSync(path.join(root, m[1]))) return path.join(root, m[1]);
+    break;
+  }
+  const composerAutoload = path.join(root, 'vendor', 'autoload.php');
+  if (fs.existsSync(composerAutoload)) return composerAutoload;
+  // No Composer install: an autoloader from composer.json's maps loads the code the same way.
+  const composerJson = path.join(root, 'composer.json');
+  const composer = fs.existsSync(composerJson) ? (JSON.parse(fs.readFileSync(composerJson, 'utf8')) as ComposerJson) : {};
+  const ours = path.join(ctx.sandbox.xrt, 'autoload.php');
+  fs.writeFileSync(ours, phpAutoloaderSource(composer, root));
+  return ours;
+}
+
+function testsDir(root: string): string {
+  for (const d of ['tests', 'test', 'Tests']) if (fs.existsSync(path.join(root, d))) return path.join(root, d);
+  return path.join(root, 'tests');
+}
+
+export const phpToolchain: Toolchain = {
+  manifests: ['composer.json'],
+
+  async place(ctx: RunContext): Promise<Placement> {
+    const notes: string[] = [];
+    const stripped = ctx.testCode.replace(AUTOLOAD_REQUIRE, '');
+    if (stripped !== ctx.testCode) notes.push('removed the test\'s own require of autoload.php (the bootstrap loads it)');
+    const { code, className } = await renameTestClass(stripped, ctx.id);
+    if (!className) notes.push('no class in the test');
+    const dir = testsDir(ctx.sandbox.projectRoot);
+    fs.mkdirSync(dir, { recursive: true });
+    const testFile = path.join(dir, `${className ?? `Xrt${ctx.id}Test`}.php`);
+    fs.writeFileSync(testFile, code);
+    return { testFile, writtenCode: code, testNames: className ? [className] : [], notes };
+  },
+
+  compile: (ctx, placement) => phase('compile', ctx, ['php', '-l', placement.testFile], ctx.sandbox.projectRoot),
+
+  test(ctx, placement) {
+    const xrt = ctx.sandbox.xrt;
+    const root = ctx.sandbox.projectRoot;
+    const vendorPhpunit = path.join(root, 'vendor', 'bin', 'phpunit');
+    const phpunit = fs.existsSync(vendorPhpunit) ? vendorPhpunit : '';
+    // --no-configuration: the project's config may list other suites or coverage filters; we run one file.
+    const script = [
+      `PHPUNIT=${phpunit ? `'${vendorPhpunit}'` : '$(command -v phpunit)'}`,
+      'exec php -d pcov.enabled=1 -d pcov.directory="$1" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" \\',
+      '  --no-configuration --bootstrap "$2" --do-not-cache-result --log-junit "$3" \\',
+      '  --coverage-filter "$4" --coverage-clover "$5" "$6"',
+    ].join('\n');
+    fs.writeFileSync(path.join(xrt, 'phpunit.sh'), script + '\n');
+    return phase(
+      'test',
+      ctx,
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile],
+      root,
+    );
+  },
+
+  coverage: () => null,
+
+  testReport(ctx) {
+    const junit = path.join(ctx.sandbox.xrt, 'junit.xml');
+    // No report: PHPUnit died before running (a fatal error in the test file).
+    return fs.existsSync(junit) ? parseJunitXml(fs.readFileSync(junit, 'utf8')) : emptyReport(1);
+  },
+
+  focalHits(ctx) {
+    const clover = path.join(ctx.sandbox.xrt, 'clover.xml');
+    return fs.existsSync(clover) ? parseClover(fs.readFileSync(clover, 'utf8'), ctx.sandbox.focalFile) : null;
+  },
+};

@@ -1,0 +1,121 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { children, named } from '../../parse/nodes';
+import { parseWithDeadline } from '../../parse/parse';
+import { parseLcov } from '../../score/coverage/lcov';
+import { parseLibtestOutput } from '../../score/reports/libtest';
+
+function moduleName(ctx: RunContext): string {
+  return `xrepotest_${ctx.id}`;
+}
+
+/**
+ * The test's items, without the `#[cfg(test)] mod tests { … }` wrapper models usually write: our own
+ * uniquely named module takes its place, so `use super::*;` still reaches the focal module.
+ */
+async function unwrapTestModule(code: string): Promise<string> {
+  const parsed = await parseWithDeadline('rust', code, 10_000);
+  if (!('tree' in parsed)) return code;
+  try {
+    const items = named(parsed.tree.rootNode).filter((n) => n.type !== 'line_comment' && n.type !== 'block_comment');
+    const mods = items.filter((n) => n.type === 'mod_item');
+    const others = items.filter((n) => n.type !== 'mod_item' && n.type !== 'attribute_item');
+    if (mods.length !== 1 || others.length) return code;
+    const body = mods[0].childForFieldName('body');
+    if (!body) return code;
+    const inner = children(body);
+    const open = inner[0];
+    const close = inner[inner.length - 1];
+    if (open?.type !== '{' || close?.type !== '}') return code;
+    // Keep what stands outside the module (top-level `use` lines are items too, handled above).
+    return code.slice(open.endIndex, close.startIndex);
+  } finally {
+    parsed.tree.delete();
+  }
+}
+
+function cargoEnv(ctx: RunContext): Record<string, string> {
+  return {
+    RUSTFLAGS: '-C instrument-coverage -A warnings',
+    CARGO_TARGET_DIR: path.join(ctx.sandbox.xrt, 'target'),
+    CARGO_NET_OFFLINE: 'true',
+    CARGO_TERM_COLOR: 'never',
+    LLVM_PROFILE_FILE: path.join(ctx.sandbox.xrt, 'prof', 'build-%p-%m.profraw'),
+  };
+}
+
+/** Test executables from `cargo test --no-run --message-format=json` (artifacts built with the test profile). */
+export function testExecutables(cargoOutput: string): string[] {
+  const out: string[] = [];
+  for (const line of cargoOutput.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const msg = JSON.parse(line) as { reason?: string; executable?: string | null; profile?: { test?: boolean } };
+      if (msg.reason === 'compiler-artifact' && msg.executable && msg.profile?.test) out.push(msg.executable);
+    } catch {
+      /* a line of human output that happens to start with { */
+    }
+  }
+  return out;
+}
+
+function shellQuote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+export const rustToolchain: Toolchain = {
+  manifests: ['Cargo.toml'],
+
+  async place(ctx: RunContext): Promise<Placement> {
+    const body = await unwrapTestModule(ctx.testCode);
+    const module = `\n\n#[cfg(test)]\nmod ${moduleName(ctx)} {\n${body.replace(/^\n+|\s+$/g, '')}\n}\n`;
+    const original = fs.readFileSync(ctx.sandbox.focalFile, 'utf8');
+    fs.writeFileSync(ctx.sandbox.focalFile, original + module);
+    return { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes: [] };
+  },
+
+  compile: (ctx) =>
+    phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics'], ctx.sandbox.projectRoot, cargoEnv(ctx)),
+
+  test(ctx, _placement, compiled) {
+    const exes = testExecutables(compiled.output);
+    const prof = path.join(ctx.sandbox.xrt, 'prof');
+    fs.mkdirSync(prof, { recursive: true });
+    // libtest filters by substring: our module's path segment selects only our tests in every binary.
+    const lines = ['status=0', ...exes.map((e) => `${shellQuote(e)} ${shellQuote(moduleName(ctx) + '::')} || status=1`), 'exit $status'];
+    const script = path.join(ctx.sandbox.xrt, 'run-tests.sh');
+    fs.writeFileSync(script, lines.join('\n') + '\n');
+    fs.writeFileSync(path.join(ctx.sandbox.xrt, 'test-executables.json'), JSON.stringify(exes));
+    return phase('test', ctx, ['sh', script], ctx.sandbox.projectRoot, {
+      ...cargoEnv(ctx),
+      LLVM_PROFILE_FILE: path.join(prof, 'test-%p-%m.profraw'),
+    });
+  },
+
+  coverage(ctx) {
+    const xrt = ctx.sandbox.xrt;
+    const exes = JSON.parse(fs.readFileSync(path.join(xrt, 'test-executables.json'), 'utf8')) as string[];
+    if (!exes.length) return null;
+    const objects = exes.map((e, i) => (i === 0 ? shellQuote(e) : `-object ${shellQuote(e)}`)).join(' ');
+    // llvm-profdata/llvm-cov must be the LLVM major version rustc was built with (toolchains.md).
+    const script = [
+      'set -e',
+      `V=$(rustc --version --verbose | sed -n 's/^LLVM version: \\([0-9]*\\).*/\\1/p')`,
+      'PD=llvm-profdata-$V; command -v $PD >/dev/null || PD=llvm-profdata',
+      'COV=llvm-cov-$V; command -v $COV >/dev/null || COV=llvm-cov',
+      `$PD merge -sparse ${shellQuote(path.join(xrt, 'prof'))}/test-*.profraw -o ${shellQuote(path.join(xrt, 'merged.profdata'))}`,
+      `$COV export -format=lcov -instr-profile=${shellQuote(path.join(xrt, 'merged.profdata'))} ${objects} > ${shellQuote(path.join(xrt, 'coverage.lcov'))}`,
+    ].join('\n');
+    const file = path.join(xrt, 'coverage.sh');
+    fs.writeFileSync(file, script + '\n');
+    return phase('coverage', ctx, ['sh', file], ctx.sandbox.projectRoot, cargoEnv(ctx));
+  },
+
+  testReport: (_ctx, _placement, test) => parseLibtestOutput(test.output),
+
+  focalHits(ctx) {
+    const lcov = path.join(ctx.sandbox.xrt, 'coverage.lcov');
+    return fs.existsSync(lcov) ? parseLcov(fs.readFileSync(lcov, 'utf8'), ctx.sandbox.focalFile) : null;
+  },
+};

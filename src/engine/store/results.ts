@@ -1,0 +1,125 @@
+import type { Evaluation } from '../execute/evaluate';
+import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
+import type { TaskRecord } from '../tasks/record';
+
+/**
+ * A result in the release's `detailed_results.jsonl` shape — the task record plus `test[]`, `logs[]`,
+ * `checks[]`, `coverage_stats[]`, one element per sample — with what we add under `xrt`.
+ */
+export interface ResultRecord extends TaskRecord {
+  test: string[];
+  logs: string[];
+  checks: Array<{ compilation: boolean; tests: boolean; coverage: boolean; invocation: boolean }>;
+  coverage_stats: Array<{ covered_lines: number; total_lines: number; coverage: number; covered_line_numbers: number[]; executable_line_numbers: number[] }>;
+  xrt: {
+    sample: number;
+    test_hash: string;
+    language: string;
+    executor: Evaluation['executor'];
+    placement: Evaluation['placement'];
+    invocation_strict: boolean;
+    failure_category: FailureCategory | null;
+    failure_label: string | null;
+    failure_rule: string | null;
+    failure_evidence: string | null;
+    test_report: Evaluation['testReport'];
+    phases: Array<{ phase: string; argv: string[]; exit_code: number | null; signal: string | null; timed_out: boolean; output_truncated: boolean; duration_ms: number }>;
+    error: string | null;
+  };
+}
+
+export function toResultRecord(task: TaskRecord, testCode: string, sample: number, e: Evaluation): ResultRecord {
+  const s = e.score;
+  const log = e.phases.map((p) => `$ ${p.argv.join(' ')}\n# ${p.phase}: exit ${p.exitCode ?? (p.timedOut ? 'timeout' : p.signal ?? 'killed')} in ${p.durationMs} ms\n${p.output}`).join('\n');
+  return {
+    ...task,
+    test: [testCode],
+    logs: [e.error ? `xrepotest: ${e.error}\n${log}` : log],
+    checks: [{ compilation: s.compiled, tests: s.passed, coverage: s.coverage.covered.length > 0, invocation: s.invocation.invoked }],
+    coverage_stats: [
+      {
+        covered_lines: s.coverage.covered.length,
+        total_lines: s.coverage.executable.length,
+        coverage: Math.round(s.coverageRatio * 10000) / 100,
+        covered_line_numbers: s.coverage.covered,
+        executable_line_numbers: s.coverage.executable,
+      },
+    ],
+    xrt: {
+      sample,
+      test_hash: e.testHash,
+      language: e.language,
+      executor: e.executor,
+      placement: e.placement,
+      invocation_strict: s.invocation.strict,
+      failure_category: s.failure?.category ?? null,
+      failure_label: s.failure ? FAILURE_CATEGORY_LABELS[s.failure.category] : null,
+      failure_rule: s.failure?.rule ?? null,
+      failure_evidence: s.failure?.evidence ?? null,
+      test_report: e.testReport,
+      phases: e.phases.map((p) => ({
+        phase: p.phase,
+        argv: p.argv,
+        exit_code: p.exitCode,
+        signal: p.signal,
+        timed_out: p.timedOut,
+        output_truncated: p.outputTruncated,
+        duration_ms: p.durationMs,
+      })),
+      error: e.error ?? null,
+    },
+  };
+}
+
+export interface SummaryBlock {
+  /** The release's summary.json keys, on its percentage scale. */
+  total_samples: number;
+  compiled_rate: number;
+  test_pass_rate: number;
+  line_coverage: number;
+  invocation_rate: number;
+  /** Ours. */
+  coverage_at_pass: number;
+  passing_samples: number;
+  strict_invocation_rate: number;
+  failure_categories: Record<FailureCategory | 'none', number>;
+}
+
+const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
+
+/** Every rate divides by N = all evaluated slots (METRICS.md): a slot with no build still counts as zero. */
+export function summarize(results: ResultRecord[]): SummaryBlock {
+  const n = results.length;
+  const passing = results.filter((r) => r.checks[0].tests);
+  const cov = (r: ResultRecord): number => {
+    const c = r.coverage_stats[0];
+    return c.total_lines ? c.covered_lines / c.total_lines : 0;
+  };
+  const categories = Object.fromEntries([...Object.keys(FAILURE_CATEGORY_LABELS), 'none'].map((k) => [k, 0])) as Record<FailureCategory | 'none', number>;
+  for (const r of results) categories[r.xrt.failure_category ?? 'none']++;
+  for (const k of Object.keys(categories) as Array<keyof typeof categories>) categories[k] = pct(categories[k], n);
+  return {
+    total_samples: n,
+    compiled_rate: pct(results.filter((r) => r.checks[0].compilation).length, n),
+    test_pass_rate: pct(passing.length, n),
+    line_coverage: pct(results.reduce((a, r) => a + cov(r), 0), n),
+    invocation_rate: pct(results.filter((r) => r.checks[0].invocation).length, n),
+    coverage_at_pass: pct(passing.reduce((a, r) => a + cov(r), 0), passing.length),
+    passing_samples: passing.length,
+    strict_invocation_rate: pct(results.filter((r) => r.xrt.invocation_strict).length, n),
+    failure_categories: categories,
+  };
+}
+
+export interface Summary extends SummaryBlock {
+  languages: Record<string, SummaryBlock>;
+}
+
+export function summarizeByLanguage(results: ResultRecord[]): Summary {
+  const byLang = new Map<string, ResultRecord[]>();
+  for (const r of results) {
+    const l = r.xrt.language;
+    byLang.set(l, [...(byLang.get(l) ?? []), r]);
+  }
+  return { ...summarize(results), languages: Object.fromEntries([...byLang].sort().map(([l, rs]) => [l, summarize(rs)])) };
+}

@@ -1,0 +1,72 @@
+import { parseLanguageId, type LanguageId } from '../languages';
+import { readJsonl, type JsonlProblem } from './jsonl';
+import type { LoadedTask } from './load';
+
+/** One generated test to run: which task, which sample, the code. */
+export interface Generation {
+  task: LoadedTask;
+  sample: number;
+  testCode: string;
+}
+
+interface RawGeneration {
+  task_id?: number | string;
+  id?: string;
+  language?: string;
+  sample?: number;
+  test_code?: string;
+  /** The release's processed.jsonl: up to 10 extracted tests per task. */
+  response?: unknown;
+}
+
+/**
+ * Reads generations — ours (`{task_id | id, language?, sample?, test_code}`) or the release's
+ * `processed.jsonl` (`{task_id, response: [test_code, …], status}`) — and joins them to tasks: by
+ * stable `id` when given, else by (language, task_id), since task ids restart at 0 per language.
+ */
+export async function loadGenerations(files: readonly string[], tasks: readonly LoadedTask[]): Promise<{ generations: Generation[]; problems: JsonlProblem[] }> {
+  const problems: JsonlProblem[] = [];
+  const byId = new Map<string, LoadedTask>();
+  const byTaskId = new Map<string, LoadedTask[]>();
+  for (const t of tasks) {
+    if (t.task.id) byId.set(t.task.id, t);
+    const key = String(t.task.task_id);
+    byTaskId.set(key, [...(byTaskId.get(key) ?? []), t]);
+  }
+  const generations: Generation[] = [];
+  for (const file of files) {
+    for await (const { line, value } of readJsonl(file, problems)) {
+      const g = value as RawGeneration;
+      const fail = (message: string): void => void problems.push({ file, line, message });
+      let task: LoadedTask | undefined;
+      if (typeof g.id === 'string') {
+        task = byId.get(g.id);
+        if (!task) {
+          fail(`no task with id ${g.id}`);
+          continue;
+        }
+      } else if (g.task_id !== undefined) {
+        let candidates = byTaskId.get(String(g.task_id)) ?? [];
+        if (g.language) {
+          const lang: LanguageId | undefined = parseLanguageId(g.language);
+          candidates = candidates.filter((t) => t.language === lang);
+        }
+        if (candidates.length !== 1) {
+          fail(candidates.length ? `task_id ${g.task_id} is ambiguous across languages: add "language" or "id"` : `no task with task_id ${g.task_id}`);
+          continue;
+        }
+        task = candidates[0];
+      } else {
+        fail('a generation needs "id" or "task_id"');
+        continue;
+      }
+      const codes = typeof g.test_code === 'string' ? [g.test_code] : Array.isArray(g.response) ? g.response.filter((r): r is string => typeof r === 'string') : null;
+      if (!codes) {
+        fail('a generation needs "test_code" (a string) or "response" (a list of strings)');
+        continue;
+      }
+      codes.forEach((testCode, i) => generations.push({ task, sample: (g.sample ?? 0) + i, testCode }));
+    }
+  }
+  return { generations, problems };
+}

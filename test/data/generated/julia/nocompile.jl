@@ -1,0 +1,4 @@
+@testset "histogram" begin
+    def test_hist():
+        @test true
+end

@@ -1,0 +1,3 @@
+@testset "arithmetic" begin
+    @test 1 + 1 == 2
+end

@@ -1,0 +1,130 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import type { Executor } from '../../src/engine/execute/types';
+import { fixtureTask, treeDigest } from '../helpers/evaluate';
+import { fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/**
+ * Generated tests are hostile until proven otherwise. Each of these Go tests attacks the machine in
+ * one way; each must end as a scored failure with a clear reason, leave the user's tree as it was,
+ * and leave no process behind.
+ */
+const MARK = `xrt-hostile-${process.pid}`;
+
+function hostile(body: string, imports: string[]): string {
+  return `package inventory\n\nimport (\n${imports.map((i) => `\t"${i}"`).join('\n')}\n)\n\nfunc TestHostile(t *testing.T) {\n${body}\n}\n`;
+}
+
+function processesWithMark(): string[] {
+  const r = spawnSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return r.stdout.split('\n').filter((l) => l.includes(MARK) && !l.includes('ps -eo'));
+}
+
+describe('hostile generated tests (local executor)', function () {
+  this.timeout(600_000);
+  let executor: Executor;
+  let outside: string;
+  let listener: net.Server;
+  let port = 0;
+  let connections = 0;
+
+  before(async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+    const local = new LocalExecutor();
+    if (!local.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    executor = local;
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-outside-'));
+    listener = net.createServer((s) => {
+      connections++;
+      s.destroy();
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    port = (listener.address() as net.AddressInfo).port;
+  });
+  after(() => {
+    listener?.close();
+    if (outside) fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  async function attack(code: string, testTimeoutS = 30, memoryMb = 512): Promise<Evaluation> {
+    const task = await fixtureTask('go');
+    const repo = fixture('inventory-go');
+    const before = treeDigest(repo);
+    const e = await evaluateTest(task, 'go', code, {
+      executor,
+      repoDir: repo,
+      timeouts: { testMs: testTimeoutS * 1000 },
+      limits: { memoryBytes: memoryMb * 1024 * 1024, pids: 256, outputBytes: 256 * 1024 },
+    });
+    assert.equal(treeDigest(repo), before, "the user's tree is unchanged");
+    assert.deepEqual(processesWithMark(), [], 'no process is left behind');
+    assert.equal(e.score.passed, false, 'a hostile test never passes');
+    assert.ok(e.score.reason, 'the failure has a reason');
+    return e;
+  }
+
+  it('loops forever: killed at the test timeout', async () => {
+    const e = await attack(hostile(`\tfor {\n\t}`, ['testing']), 10);
+    assert.match(e.score.reason!, /timed out after 10 s/);
+  });
+
+  it('forks without bound: stopped by the process limit', async () => {
+    const e = await attack(
+      hostile(`\tfor i := 0; i < 100000; i++ {\n\t\tc := exec.Command("sleep", "30", "${MARK}")\n\t\tif err := c.Start(); err != nil {\n\t\t\tt.Fatalf("fork %d failed: %v", i, err)\n\t\t}\n\t}`, ['os/exec', 'testing']),
+      60,
+    );
+    assert.match(e.score.reason!, /fork \d+ failed|timed out|killed/);
+  });
+
+  it('allocates 10 GB: killed by the memory limit', async () => {
+    const e = await attack(hostile(`\tb := make([]byte, 10<<30)\n\tfor i := range b {\n\t\tb[i] = 1\n\t}\n\tt.Log(len(b))`, ['testing']), 120);
+    assert.match(e.score.reason!, /memory|killed|out of memory|cannot allocate/i);
+  });
+
+  it('prints 1 GB: the output is capped and the run still ends', async () => {
+    const e = await attack(
+      hostile(`\tline := strings.Repeat("x", 1023) + "\\n"\n\tfor i := 0; i < 1<<20; i++ {\n\t\tos.Stdout.WriteString(line)\n\t}\n\tt.Fatal("printed 1 GB")`, ['os', 'strings', 'testing']),
+      240,
+    );
+    const test = e.phases.find((p) => p.phase === 'test')!;
+    assert.equal(test.outputTruncated, true);
+    assert.ok(test.output.length < 1024 * 1024, `kept ${test.output.length} characters`);
+  });
+
+  it('opens a network connection: there is no network', async () => {
+    const e = await attack(
+      hostile(`\tc, err := net.Dial("tcp", "127.0.0.1:${port}")\n\tif err != nil {\n\t\tt.Fatalf("no network: %v", err)\n\t}\n\tc.Close()`, ['net', 'testing']),
+    );
+    assert.equal(connections, 0, 'nothing reached the listener on the host');
+    assert.match(e.score.reason!, /failed/);
+  });
+
+  it('writes outside its copy: nothing lands on the host', async () => {
+    const target = path.join(outside, 'pwned.txt');
+    const inRepo = path.join(fixture('inventory-go'), 'pwned.txt');
+    await attack(
+      hostile(
+        `\tfor _, p := range []string{${JSON.stringify(target)}, ${JSON.stringify(inRepo)}} {\n\t\tif err := os.WriteFile(p, []byte("x"), 0o644); err != nil {\n\t\t\tt.Fatalf("write %s: %v", p, err)\n\t\t}\n\t}`,
+        ['os', 'testing'],
+      ),
+    );
+    assert.equal(fs.existsSync(target), false);
+    assert.equal(fs.existsSync(inRepo), false);
+  });
+
+  it('leaves a background process behind: it is gone when the run ends', async () => {
+    await attack(
+      hostile(
+        `\tc := exec.Command("sh", "-c", "setsid sleep 300 ${MARK} >/dev/null 2>&1 &")\n\tif err := c.Run(); err != nil {\n\t\tt.Fatal(err)\n\t}\n\ttime.Sleep(200 * time.Millisecond)\n\tt.Fatal("left a daemon")`,
+        ['os/exec', 'testing', 'time'],
+      ),
+    );
+  });
+});
