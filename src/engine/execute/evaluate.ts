@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
@@ -86,6 +85,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     sandbox,
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
     baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
+    executorKind: opts.executor.kind,
   };
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image });
@@ -140,9 +140,9 @@ async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseComma
   const toolchain = adapterFor(ctx.language).toolchain;
   if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return;
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
-  const shared = executor.sharedCacheDir?.(ctx.language) ?? null;
-  await run(toolchain.warmUp(ctx, shared ?? inSandbox));
-  if (shared) fs.cpSync(shared, inSandbox, { recursive: true });
+  const shared = executor.sharedCache?.(ctx.language) ?? null;
+  await run(toolchain.warmUp(ctx, shared?.dir ?? inSandbox));
+  shared?.seed(inSandbox);
 }
 
 function zeroScore(invocation: InvocationResult, reason: string): Score {

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LanguageId } from '../parse/grammars';
 import { CappedOutput } from './output';
-import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
+import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
 
 /**
  * Runs phases on the host's toolchains, in the disposable copy. Generated tests are hostile, so where
@@ -134,6 +134,26 @@ class CommandCgroup {
   }
 }
 
+/** The uid that owns sealed cache files: not root, so root without capabilities cannot change them. */
+const SEALED_OWNER = 65534;
+
+/**
+ * Gives a sandbox the shared build cache. As root, cheaply and safely: the shared files are sealed
+ * (owned by nobody, read-only) and hard-linked, and sandboxed commands run without capabilities, so
+ * they can add entries to their copy but cannot change a shared one. Otherwise a full copy (slow on
+ * big caches, but nothing shared is reachable).
+ */
+function seedCache(shared: string, target: string): void {
+  if (process.getuid?.() === 0) {
+    spawnSync('find', [shared, '-type', 'f', '!', '-uid', String(SEALED_OWNER), '-exec', 'chown', `${SEALED_OWNER}:${SEALED_OWNER}`, '{}', '+']);
+    spawnSync('find', [shared, '-type', 'f', '-perm', '/222', '-exec', 'chmod', 'a-w', '{}', '+']);
+    fs.rmSync(target, { recursive: true, force: true });
+    const r = spawnSync('cp', ['-al', shared, target]);
+    if (r.status === 0) return;
+  }
+  fs.cpSync(shared, target, { recursive: true });
+}
+
 /** Host settings the toolchains need though HOME points into the sandbox (rustup's toolchains, Go's module cache). */
 function hostToolchainEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
@@ -167,10 +187,10 @@ export class LocalExecutor implements Executor {
     return this.bwrap !== null;
   }
 
-  sharedCacheDir(language: LanguageId): string {
+  sharedCache(language: LanguageId): SharedCache {
     const dir = path.join(this.cacheRoot, language);
     fs.mkdirSync(dir, { recursive: true });
-    return dir;
+    return { dir, seed: (target) => seedCache(dir, target) };
   }
 
   async info(language: LanguageId): Promise<ExecutorInfo> {
@@ -223,6 +243,8 @@ class LocalSession implements Session {
           ...(cmd.writable ?? []).flatMap((d) => ['--bind', d, d]),
           '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
           '--die-with-parent', '--new-session',
+          // Root in the sandbox without capabilities: no kernel modules, mounts, or writes to others' files.
+          '--cap-drop', 'ALL',
           '--chdir', cmd.cwd,
           '--',
           ...inner,

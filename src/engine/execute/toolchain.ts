@@ -24,6 +24,11 @@ export interface RunContext {
   timeouts: PhaseTimeouts;
   /** HOME, TMPDIR, LANG pointing into the sandbox: every phase gets them. */
   baseEnv: Record<string, string>;
+  /**
+   * Where the phases run. In a container, caches baked into the image can be used as they are: the
+   * container's writes vanish with it. On the host, caches live in the sandbox.
+   */
+  executorKind: 'docker' | 'local';
 }
 
 export interface Placement {

@@ -68,13 +68,20 @@ export interface ExecutorInfo {
   versions: Record<string, string>;
 }
 
+export interface SharedCache {
+  /** The host folder a trusted warm-up writes. */
+  dir: string;
+  /** Gives a sandbox its own view of the cache at `target`, which nothing in the sandbox can spoil. */
+  seed(target: string): void;
+}
+
 export interface Executor {
   readonly kind: 'docker' | 'local';
   /**
-   * A host folder kept across tasks for a language's build cache (filled only by trusted warm-ups and
-   * copied into each sandbox), or null where the executor keeps caches elsewhere (in images).
+   * A build cache kept on the host across tasks (filled only by trusted warm-ups), or null where the
+   * executor keeps caches elsewhere (in images).
    */
-  sharedCacheDir?(language: LanguageId): string | null;
+  sharedCache?(language: LanguageId): SharedCache | null;
   info(language: LanguageId): Promise<ExecutorInfo>;
   open(spec: SessionSpec): Promise<Session>;
 }

@@ -27,7 +27,10 @@ function packageArg(ctx: RunContext): string {
   return rel ? `./${rel}` : '.';
 }
 
-function goEnv(ctx: RunContext, gocache = path.join(ctx.sandbox.xrt, 'gocache')): Record<string, string> {
+/** The build cache the Go images warm with the standard library (docker/go/Dockerfile.*). */
+const IMAGE_GOCACHE = '/xrt/cache/go/build';
+
+function goEnv(ctx: RunContext, gocache = ctx.executorKind === 'docker' ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')): Record<string, string> {
   // Offline and pinned: dependencies come from the module cache (the image's, or the host's read-only).
   return { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOCACHE: gocache, CGO_ENABLED: '0' };
 }
@@ -49,7 +52,7 @@ export const goToolchain: Toolchain = {
     return { ...cmd, writable: [cacheDir] };
   },
 
-  cacheDirInSandbox: (ctx) => path.join(ctx.sandbox.xrt, 'gocache'),
+  cacheDirInSandbox: (ctx) => (ctx.executorKind === 'docker' ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
   async place(ctx: RunContext): Promise<Placement> {
     const testFile = path.join(path.dirname(ctx.sandbox.focalFile), `xrepotest_${ctx.id}_test.go`);

@@ -55,6 +55,14 @@ function bootstrapFile(ctx: RunContext): string {
   return ours;
 }
 
+function xmlText(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+function xmlAttr(s: string): string {
+  return xmlText(s).replace(/"/g, '&quot;');
+}
+
 function testsDir(root: string): string {
   for (const d of ['tests', 'test', 'Tests']) if (fs.existsSync(path.join(root, d))) return path.join(root, d);
   return path.join(root, 'tests');
@@ -83,18 +91,30 @@ export const phpToolchain: Toolchain = {
     const root = ctx.sandbox.projectRoot;
     const vendorPhpunit = path.join(root, 'vendor', 'bin', 'phpunit');
     const phpunit = fs.existsSync(vendorPhpunit) ? vendorPhpunit : '';
-    // --no-configuration: the project's config may list other suites or coverage filters; we run one file.
+    // Our own configuration, not the project's: that one may list other suites, or a coverage filter
+    // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
+    // PHPUnit 9 takes a file as --coverage-filter; 10 and later only folders, so there the filter is a
+    // <source> element naming the focal file.
+    const config = path.join(xrt, 'phpunit-10.xml');
+    const bootstrap = bootstrapFile(ctx);
+    fs.writeFileSync(
+      config,
+      `<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="${xmlAttr(bootstrap)}" cacheResult="false">\n` +
+        `  <source><include><file>${xmlText(ctx.sandbox.focalFile)}</file></include></source>\n</phpunit>\n`,
+    );
     const script = [
       `PHPUNIT=${phpunit ? `'${vendorPhpunit}'` : '$(command -v phpunit)'}`,
-      'exec php -d pcov.enabled=1 -d pcov.directory="$1" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" \\',
-      '  --no-configuration --bootstrap "$2" --do-not-cache-result --log-junit "$3" \\',
-      '  --coverage-filter "$4" --coverage-clover "$5" "$6"',
+      'MAJOR=$(php "$PHPUNIT" --version | sed -n "s/^PHPUnit \\([0-9]*\\).*/\\1/p")',
+      'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7',
+      'if [ "${MAJOR:-9}" -ge 10 ]; then set -- --configuration "$CONFIG"; else set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"; fi',
+      'exec php -d pcov.enabled=1 -d pcov.directory="$ROOT" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" "$@" \\',
+      '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
     fs.writeFileSync(path.join(xrt, 'phpunit.sh'), script + '\n');
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrap, path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile, config],
       root,
     );
   },
