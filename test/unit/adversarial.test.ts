@@ -1,12 +1,16 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
+import { DockerExecutor } from '../../src/engine/execute/docker';
+import type { ConnectedEngine } from '../../src/engine/execute/docker-engine';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { Executor } from '../../src/engine/execute/types';
+import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { fixtureTask, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -22,24 +26,45 @@ function hostile(body: string, imports: string[]): string {
   return `package inventory\n\nimport (\n${imports.map((i) => `\t"${i}"`).join('\n')}\n)\n\nfunc TestHostile(t *testing.T) {\n${body}\n}\n`;
 }
 
+function fileHashes(dir: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (d: string): void => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) out.set(path.relative(dir, p), createHash('sha256').update(fs.readFileSync(p)).digest('hex'));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 function processesWithMark(): string[] {
   const r = spawnSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
   return r.stdout.split('\n').filter((l) => l.includes(MARK) && !l.includes('ps -eo'));
 }
 
-describe('hostile generated tests (local executor)', function () {
+for (const kind of ['local', 'docker'] as const) describe(`hostile generated tests (${kind} executor)`, function () {
   this.timeout(600_000);
   let executor: Executor;
+  let image: string | undefined;
+  let engine: ConnectedEngine | undefined;
   let outside: string;
   let listener: net.Server;
   let port = 0;
   let connections = 0;
 
   before(async function () {
-    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
-    const local = new LocalExecutor();
-    if (!local.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
-    executor = local;
+    if (kind === 'local') {
+      if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+      const local = new LocalExecutor();
+      if (!local.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+      executor = local;
+    } else {
+      engine = await engineForTests(this);
+      image = await languageImageForTests(this, 'go');
+      executor = await DockerExecutor.create({ engine });
+    }
     outside = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-outside-'));
     listener = net.createServer((s) => {
       connections++;
@@ -59,12 +84,17 @@ describe('hostile generated tests (local executor)', function () {
     const before = treeDigest(repo);
     const e = await evaluateTest(task, 'go', code, {
       executor,
+      image,
       repoDir: repo,
       timeouts: { testMs: testTimeoutS * 1000 },
       limits: { memoryBytes: memoryMb * 1024 * 1024, pids: 256, outputBytes: 256 * 1024 },
     });
     assert.equal(treeDigest(repo), before, "the user's tree is unchanged");
     assert.deepEqual(processesWithMark(), [], 'no process is left behind');
+    if (engine) {
+      const left = await engine.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`xrepotest.owner-pid=${process.pid}`] }) });
+      assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
+    }
     assert.equal(e.score.passed, false, 'a hostile test never passes');
     assert.ok(e.score.reason, 'the failure has a reason');
     return e;
@@ -117,6 +147,25 @@ describe('hostile generated tests (local executor)', function () {
     );
     assert.equal(fs.existsSync(target), false);
     assert.equal(fs.existsSync(inRepo), false);
+  });
+
+  it('writes into the build cache: the cache the next task uses is unchanged', async function () {
+    const shared = executor.sharedCache?.('go');
+    if (!shared) skipBecause(this, `the ${kind} executor keeps its build cache inside each container`);
+    const before = fileHashes(shared.dir);
+    const e = await attack(
+      hostile(
+        `\twritten, denied := 0, 0\n\tfilepath.WalkDir(os.Getenv("GOCACHE"), func(p string, d fs.DirEntry, err error) error {\n\t\tif err == nil && !d.IsDir() {\n\t\t\tos.Chmod(p, 0o666)\n\t\t\tif f, err := os.OpenFile(p, os.O_WRONLY|os.O_TRUNC, 0); err == nil {\n\t\t\t\tf.WriteString("poison")\n\t\t\t\tf.Close()\n\t\t\t\twritten++\n\t\t\t} else {\n\t\t\t\tdenied++\n\t\t\t}\n\t\t}\n\t\treturn nil\n\t})\n\tt.Fatalf("overwrote %d cache files, denied %d", written, denied)`,
+        ['io/fs', 'os', 'path/filepath', 'testing'],
+      ),
+    );
+    // Its own new entries it may overwrite; every shared one must be denied.
+    const denied = Number(/denied (\d+)/.exec(e.score.reason!)?.[1]);
+    assert.ok(denied > 100, `the shared entries were all tried and denied: ${e.score.reason}`);
+    // The trusted warm-up may add entries; no entry that was there may change.
+    const after = fileHashes(shared.dir);
+    const changed = [...before].filter(([f, h]) => after.get(f) !== h).map(([f]) => f);
+    assert.deepEqual(changed, [], 'every shared cache file is byte for byte the same');
   });
 
   it('leaves a background process behind: it is gone when the run ends', async () => {
