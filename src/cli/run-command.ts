@@ -4,7 +4,9 @@ import * as path from 'node:path';
 import { evaluateTest } from '../engine/execute/evaluate';
 import { DockerExecutor } from '../engine/execute/docker';
 import { LocalExecutor } from '../engine/execute/local';
+import { buildEnvImage } from '../engine/execute/images';
 import type { Executor } from '../engine/execute/types';
+import type { LanguageId } from '../engine/languages';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
@@ -45,6 +47,25 @@ async function createExecutor(kind: 'docker' | 'local'): Promise<Executor> {
   return kind === 'local' ? new LocalExecutor() : DockerExecutor.create();
 }
 
+/**
+ * docker: each repository runs in its environment image (its dependencies fetched once, at build
+ * time), built on first use and reused by every task of that repository.
+ */
+function environmentImages(executor: Executor, explicit: string | undefined): (repoDir: string, language: LanguageId) => Promise<string | undefined> {
+  const images = new Map<string, Promise<string>>();
+  return async (repoDir, language) => {
+    if (explicit || !(executor instanceof DockerExecutor)) return explicit;
+    const key = `${language}\0${repoDir}`;
+    let image = images.get(key);
+    if (!image) {
+      process.stderr.write(`preparing the ${language} environment image for ${path.basename(repoDir)} (dependencies are fetched once)\n`);
+      image = buildEnvImage(executor.engine.docker, repoDir, language, { onProgress: () => undefined });
+      images.set(key, image);
+    }
+    return image;
+  };
+}
+
 export async function runRun(taskFiles: string[], opts: RunCommandOptions, signal: AbortSignal): Promise<number> {
   const { tasks, problems } = await loadTasks(taskFiles);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
@@ -53,6 +74,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   const generations = loaded.generations;
   if (!generations.length) throw new Error('nothing to run: no generation matched a task (see the lines above)');
   const executor = await createExecutor(opts.executor);
+  const imageFor = environmentImages(executor, opts.image);
   const out = opts.out ? fs.openSync(opts.out, 'w') : null;
   const results: ResultRecord[] = [];
   const progress = createProgress('run', opts.progress);
@@ -61,10 +83,11 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   const worker = async (): Promise<void> => {
     while (next < generations.length && !signal.aborted) {
       const g = generations[next++];
+      const repoDir = repositoryDir(g.task, opts.repos);
       const evaluation = await evaluateTest(g.task.task, g.task.language, g.testCode, {
         executor,
-        repoDir: repositoryDir(g.task, opts.repos),
-        image: opts.image,
+        repoDir,
+        image: await imageFor(repoDir, g.task.language),
         signal,
         keepSandbox: opts.keepSandboxes,
         timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },

@@ -3,7 +3,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CLI, fixture } from '../helpers/paths';
+import { CLI, REPO_ROOT, fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
@@ -72,5 +73,62 @@ describe('the xrepotest CLI (bundled)', () => {
     assert.match(r.stdout, /2 tasks/);
     assert.match(r.stdout, /rust +2 tasks from 1 repositories: geometry-rs/);
     assert.match(r.stderr, new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2: not valid JSON`));
+  });
+});
+
+describe('xrepotest run and report (bundled CLI, local executor)', function () {
+  this.timeout(600_000);
+  let dir: string;
+  before(function () {
+    if (!hasTool('php') || !hasTool('phpunit')) skipBecause(this, 'php or phpunit is not installed');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-cli-run-'));
+  });
+  after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('runs generations against extracted tasks and reports the release summary keys', () => {
+    const tasks = path.join(dir, 'tasks.jsonl');
+    assert.equal(cli(['extract', fixture('textkit-php'), '--out', tasks, '--no-progress']).code, 0);
+    const slugify = fs.readFileSync(tasks, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).find((t) => t.function_name === 'slugify');
+    const data = path.join(REPO_ROOT, 'test', 'data', 'generated', 'php');
+    const gens = path.join(dir, 'gens.jsonl');
+    fs.writeFileSync(
+      gens,
+      [
+        JSON.stringify({ task_id: slugify.task_id, test_code: fs.readFileSync(path.join(data, 'pass.php'), 'utf8') }),
+        // The release's processed.jsonl shape: several samples per task.
+        JSON.stringify({ task_id: slugify.task_id, response: [fs.readFileSync(path.join(data, 'fail.php'), 'utf8'), fs.readFileSync(path.join(data, 'nocompile.php'), 'utf8')], status: 'success' }),
+        JSON.stringify({ task_id: 9999, test_code: 'x' }),
+      ].join('\n') + '\n',
+    );
+    const results = path.join(dir, 'results.jsonl');
+    const run = cli(['run', tasks, '--tests', gens, '--executor', 'local', '--out', results, '--no-progress', '--concurrency', '2']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /gens\.jsonl:3: no task with task_id 9999/);
+    const records = fs.readFileSync(results, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(records.length, 3);
+    const byOutcome = records.map((r) => [r.checks[0].compilation, r.checks[0].tests, r.xrt.failure_category]).sort();
+    assert.deepEqual(byOutcome, [
+      [false, false, 'syntactic-compilation'],
+      [true, false, 'logic-assertion'],
+      [true, true, null],
+    ]);
+    for (const r of records) {
+      assert.equal(r.function_name, 'slugify');
+      assert.equal(r.test.length, 1);
+      assert.ok(r.logs[0].includes('$ php -l'));
+      assert.ok(typeof r.coverage_stats[0].covered_lines === 'number');
+      assert.equal(r.xrt.executor.kind, 'local');
+    }
+    const report = cli(['report', results, '--format', 'json']);
+    assert.equal(report.code, 0, report.stderr);
+    const summary = JSON.parse(report.stdout);
+    assert.equal(summary.total_samples, 3);
+    assert.equal(summary.compiled_rate, 66.67);
+    assert.equal(summary.test_pass_rate, 33.33);
+    assert.equal(summary.invocation_rate, 66.67);
+    assert.ok(summary.line_coverage > 0 && summary.line_coverage < 100);
+    assert.equal(summary.languages.php.total_samples, 3);
+    const text = cli(['report', results]);
+    assert.match(text.stdout, /^php +3 +66\.7 +33\.3/m);
   });
 });

@@ -55,14 +55,6 @@ function bootstrapFile(ctx: RunContext): string {
   return ours;
 }
 
-function xmlText(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function xmlAttr(s: string): string {
-  return xmlText(s).replace(/"/g, '&quot;');
-}
-
 function testsDir(root: string): string {
   for (const d of ['tests', 'test', 'Tests']) if (fs.existsSync(path.join(root, d))) return path.join(root, d);
   return path.join(root, 'tests');
@@ -94,19 +86,24 @@ export const phpToolchain: Toolchain = {
     // Our own configuration, not the project's: that one may list other suites, or a coverage filter
     // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
     // PHPUnit 9 takes a file as --coverage-filter; 10 and later only folders, so there the filter is a
-    // <source> element naming the focal file.
-    const config = path.join(xrt, 'phpunit-10.xml');
-    const bootstrap = bootstrapFile(ctx);
-    fs.writeFileSync(
-      config,
-      `<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="${xmlAttr(bootstrap)}" cacheResult="false">\n` +
-        `  <source><include><file>${xmlText(ctx.sandbox.focalFile)}</file></include></source>\n</phpunit>\n`,
-    );
+    // <source> element naming the focal file, in a configuration written once the bootstrap is known.
+    // In a repository's environment image the dependencies live in $XRT_DEPS/vendor (docker/README.md):
+    // Composer writes an autoloader there for this copy of the project, and its PHPUnit is used.
     const script = [
-      `PHPUNIT=${phpunit ? `'${vendorPhpunit}'` : '$(command -v phpunit)'}`,
-      'MAJOR=$(php "$PHPUNIT" --version | sed -n "s/^PHPUnit \\([0-9]*\\).*/\\1/p")',
       'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7',
-      'if [ "${MAJOR:-9}" -ge 10 ]; then set -- --configuration "$CONFIG"; else set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"; fi',
+      `PHPUNIT=${phpunit ? `'${vendorPhpunit}'` : '$(command -v phpunit)'}`,
+      'if [ -n "${XRT_DEPS:-}" ] && [ -d "$XRT_DEPS/vendor" ] && command -v composer >/dev/null; then',
+      '  COMPOSER_VENDOR_DIR="$XRT_DEPS/vendor" composer dump-autoload --quiet --no-interaction --working-dir="$ROOT" && BOOT="$XRT_DEPS/vendor/autoload.php"',
+      '  [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && PHPUNIT="$XRT_DEPS/vendor/bin/phpunit"',
+      'fi',
+      String.raw`MAJOR=$(php "$PHPUNIT" --version | sed -n 's/^PHPUnit \([0-9]*\).*/\1/p')`,
+      String.raw`xml() { printf %s "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }`,
+      'if [ "${MAJOR:-9}" -ge 10 ]; then',
+      String.raw`  printf '<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="%s" cacheResult="false">\n  <source><include><file>%s</file></include></source>\n</phpunit>\n' "$(xml "$BOOT")" "$(xml "$FOCAL")" > "$CONFIG"`,
+      '  set -- --configuration "$CONFIG"',
+      'else',
+      '  set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"',
+      'fi',
       'exec php -d pcov.enabled=1 -d pcov.directory="$ROOT" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" "$@" \\',
       '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
@@ -114,7 +111,7 @@ export const phpToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrap, path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile, config],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile, path.join(xrt, 'phpunit.xml')],
       root,
     );
   },
