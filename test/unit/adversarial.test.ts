@@ -149,9 +149,10 @@ for (const kind of ['local', 'docker'] as const) describe(`hostile generated tes
     assert.equal(fs.existsSync(inRepo), false);
   });
 
-  it('writes into the build cache: the cache the next task uses is unchanged', async function () {
+  // Only the local executor shares a build cache between tasks; a container's writes vanish with it.
+  if (kind === 'local') it('writes into the build cache: the cache the next task uses is unchanged', async function () {
     const shared = executor.sharedCache?.('go');
-    if (!shared) skipBecause(this, `the ${kind} executor keeps its build cache inside each container`);
+    assert.ok(shared, 'the local executor shares a Go build cache');
     const before = fileHashes(shared.dir);
     const e = await attack(
       hostile(

@@ -118,6 +118,7 @@ describe('xrepotest run and report (bundled CLI, local executor)', function () {
       assert.ok(r.logs[0].includes('$ php -l'));
       assert.ok(typeof r.coverage_stats[0].covered_lines === 'number');
       assert.equal(r.xrt.executor.kind, 'local');
+      assert.equal(r.xrt.reason === null, r.checks[0].tests, 'a reason exactly when the slot did not pass');
     }
     const report = cli(['report', results, '--format', 'json']);
     assert.equal(report.code, 0, report.stderr);

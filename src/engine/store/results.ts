@@ -22,6 +22,8 @@ export interface ResultRecord extends TaskRecord {
     failure_label: string | null;
     failure_rule: string | null;
     failure_evidence: string | null;
+    /** Why the slot did not pass, as a sentence; null when it passed. */
+    reason: string | null;
     test_report: Evaluation['testReport'];
     phases: Array<{ phase: string; argv: string[]; exit_code: number | null; signal: string | null; timed_out: boolean; output_truncated: boolean; duration_ms: number }>;
     error: string | null;
@@ -56,6 +58,7 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
       failure_label: s.failure ? FAILURE_CATEGORY_LABELS[s.failure.category] : null,
       failure_rule: s.failure?.rule ?? null,
       failure_evidence: s.failure?.evidence ?? null,
+      reason: s.reason,
       test_report: e.testReport,
       phases: e.phases.map((p) => ({
         phase: p.phase,
