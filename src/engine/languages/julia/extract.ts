@@ -1,8 +1,8 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
 import { juliaToolchain } from './toolchain';
+import { juliaProjectName } from './project';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -65,10 +65,7 @@ function packageModule(root: string, relPath: string): string {
     const projectDir = path.join(root, ...parts.slice(0, i));
     let name = projectNames.get(projectDir);
     if (name === undefined) {
-      const toml = path.join(projectDir, 'Project.toml');
-      const text = fs.existsSync(toml) ? fs.readFileSync(toml, 'utf8') : '';
-      // The top-level `name` key; a full TOML parser is not needed for one string.
-      name = /^name\s*=\s*"([^"]+)"/m.exec(text.split(/^\[/m)[0])?.[1] ?? '';
+      name = juliaProjectName(projectDir);
       projectNames.set(projectDir, name);
     }
     if (name) return name;

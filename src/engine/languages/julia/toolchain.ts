@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { parseJuliaCov } from '../../score/coverage/julia-cov';
 import { parseJuliaCounts } from '../../score/reports/julia-counts';
+import { juliaProjectName } from './project';
 
 /** Fails on the first `:error` or `:incomplete` expression: Julia's "compile" is a parse. */
 const PARSE_CHECK = `ex = Meta.parseall(read(ARGS[1], String); filename = ARGS[1])
@@ -41,12 +42,6 @@ println("XRT_COUNTS pass=$p fail=$f error=$e broken=$b")
 exit(f + e > 0 ? 1 : 0)
 `;
 
-function packageName(root: string): string {
-  const toml = path.join(root, 'Project.toml');
-  const text = fs.existsSync(toml) ? fs.readFileSync(toml, 'utf8') : '';
-  return /^name\s*=\s*"([^"]+)"/m.exec(text.split(/^\[/m)[0])?.[1] ?? '';
-}
-
 export const juliaToolchain: Toolchain = {
   manifests: ['Project.toml'],
 
@@ -68,7 +63,7 @@ export const juliaToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['julia', '--startup-file=no', `--project=${root}`, '--code-coverage=user', path.join(ctx.sandbox.xrt, 'run.jl'), placement.testFile, packageName(root)],
+      ['julia', '--startup-file=no', `--project=${root}`, '--code-coverage=user', path.join(ctx.sandbox.xrt, 'run.jl'), placement.testFile, juliaProjectName(root)],
       root,
       { JULIA_DEPOT_PATH: `${path.join(ctx.sandbox.xrt, 'depot')}:`, JULIA_PKG_OFFLINE: 'true' },
     );
