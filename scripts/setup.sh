@@ -38,3 +38,24 @@ fi
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund
 fi
+
+# Language servers for headless LSP context (src/engine/context/lsp). rust-analyzer: Debian's
+# rust-web-analyzer installs /usr/bin/rust-analyzer (rustup's ~/.cargo/bin proxy does not work without
+# its component). intelephense comes with the npm packages above; TypeProf ships with Debian's Ruby.
+if [ ! -x /usr/bin/rust-analyzer ]; then
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  apt-cache show rust-web-analyzer >/dev/null 2>&1 || $SUDO apt-get update -qq
+  if apt-cache show rust-web-analyzer >/dev/null 2>&1; then
+    echo "setup: installing rust-web-analyzer"
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq rust-web-analyzer >/dev/null
+  else
+    echo "setup: no rust-web-analyzer package here; Rust LSP context will say what is missing" >&2
+  fi
+fi
+# gopls into the git-ignored .tools/bin: Debian's gopls 0.5 is too old. The newest gopls may need a
+# newer Go than the machine's (gopls v0.24 needs go >= 1.27); v0.23.0 builds with go 1.26.
+if command -v go >/dev/null && [ ! -x .tools/bin/gopls ]; then
+  echo "setup: installing gopls into .tools/bin"
+  GOBIN="$PWD/.tools/bin" go install golang.org/x/tools/gopls@latest 2>/dev/null \
+    || GOBIN="$PWD/.tools/bin" go install golang.org/x/tools/gopls@v0.23.0
+fi

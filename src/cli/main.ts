@@ -2,10 +2,20 @@ import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { runExtract } from './extract-command';
+import { runBenchCommand } from './bench-command';
+import { runGenerate } from './generate-command';
+import { addContextOptions, addGenerationOptions } from './generation-options';
 import { registerImagesCommand } from './images-command';
+import { runPrompt } from './prompt-command';
 import { runInspect } from './inspect-command';
 import { runReport } from './report-command';
 import { DEFAULT_CONCURRENCY, runRun } from './run-command';
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
+  return n;
+}
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -85,6 +95,56 @@ export function buildProgram(): Command {
       if (opts.format !== 'text' && opts.format !== 'json') throw new Error(`--format ${opts.format}: use text or json`);
       process.exitCode = await runReport(files, opts.format);
     });
+
+  addContextOptions(
+    program
+      .command('prompt')
+      .description('print exactly what would be sent for tasks: the system prompt and the user prompt with its context')
+      .argument('<tasks...>', 'task files (JSONL), or folders of them')
+      .option('--id <id>', 'only the task with this stable id')
+      .option('--task-id <n>', 'only tasks with this task_id')
+      .option('--language <lang>', 'only tasks of this language')
+      .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder> (lsp, bm25, dense)')
+      .option('--json', 'one JSON object per task'),
+  ).action(async (tasks: string[], opts) => {
+    process.exitCode = await runPrompt(tasks, opts, interruptSignal());
+  });
+
+  addGenerationOptions(
+    program
+      .command('generate')
+      .description('generate tests for tasks with a provider (and repair failing ones), writing generations JSONL for `run`')
+      .argument('<tasks...>', 'task files (JSONL), or folders of them')
+      .requiredOption('--out <file>', 'generations JSONL (appended as they come)')
+      .option('--samples <n>', 'tests per task (the paper: 1)', positiveInt, 1)
+      .option('--repair-rounds <r>', 'rounds feeding compile/run errors back to the model (the paper\'s repair study: 1)', nonNegativeInt, 0)
+      .option('--executor <kind>', 'where repair rounds run the tests: docker or local', 'docker')
+      .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+      .option('--concurrency <n>', 'tasks at once', positiveInt, 4)
+      .option('--no-progress', 'do not show progress'),
+  ).action(async (tasks: string[], opts) => {
+    process.exitCode = await runGenerate(tasks, opts, interruptSignal());
+  });
+
+  addGenerationOptions(
+    program
+      .command('bench')
+      .description('generate, run and score a whole dataset, resumably, into a run folder')
+      .requiredOption('--dataset <path>', 'task JSONL file or folder of them (ours, or the published files); repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
+      .requiredOption('--run-dir <dir>', 'the run folder: run.json, generations.jsonl, results.jsonl, summary.json; rerun to resume')
+      .option('--manifest <file>', 'where each repository is checked out, and at which commit (tasks not matching their checkout are excluded)')
+      .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+      .option('--lang <list>', 'only these languages')
+      .option('--limit <n>', 'only the first n tasks', positiveInt)
+      .option('--samples <n>', 'tests per task (the paper: 1)', positiveInt, 1)
+      .option('--repair-rounds <r>', 'repair rounds for failing tests', nonNegativeInt, 0)
+      .option('--executor <kind>', 'docker or local', 'docker')
+      .option('--mutation', 'mutation score for passing tests (slower)')
+      .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
+      .option('--no-progress', 'do not show progress'),
+  ).action(async (opts) => {
+    process.exitCode = await runBenchCommand(opts, interruptSignal());
+  });
 
   registerImagesCommand(program);
 

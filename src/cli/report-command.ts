@@ -1,16 +1,46 @@
-import { readJsonl, formatProblem, type JsonlProblem } from '../engine/tasks/jsonl';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { formatProblem } from '../engine/tasks/jsonl';
 import { summarizeByLanguage, type ResultRecord, type Summary, type SummaryBlock } from '../engine/store/results';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../engine/score/types';
+import { buildComparisonReport, buildReport, type ComparisonReport } from '../engine/report/report';
+import { comparisonJson, reportJson } from '../engine/report/json';
+import { comparisonMarkdown, reportMarkdown } from '../engine/report/markdown';
+import { comparisonHtml, reportHtml } from '../engine/report/html';
+import { loadResults } from '../engine/report/load';
+import { fmtP } from '../engine/report/format';
+import { stars } from '../engine/report/compare';
+import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../engine/report/bootstrap';
+
+export const REPORT_FORMATS = ['text', 'json', 'markdown', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export interface ReportCommandOptions {
+  format: ReportFormat;
+  /** Write the report here instead of standard output. */
+  out?: string;
+  /** The two inputs are runs A and B: test them against each other. */
+  compare?: boolean;
+  /** The report's title (default: the input's name). */
+  label?: string;
+  seed?: number;
+  resamples?: number;
+}
 
 function row(name: string, s: SummaryBlock): string {
   const f = (n: number): string => n.toFixed(1).padStart(6);
   return `${name.padEnd(8)} ${String(s.total_samples).padStart(5)} ${f(s.compiled_rate)} ${f(s.test_pass_rate)} ${f(s.line_coverage)} ${f(s.coverage_at_pass)} ${f(s.invocation_rate)} ${f(s.strict_invocation_rate)}`;
 }
 
+/** The quick summary: point estimates only; the Markdown and HTML reports have the intervals. */
 export function formatSummaryText(s: Summary): string {
   const lines = ['language     N    CSR    TPR    Cov  Cov@P     IR  IRstr   (percent of N; Cov@P over passing slots)'];
   for (const [lang, block] of Object.entries(s.languages)) lines.push(row(lang, block));
   if (Object.keys(s.languages).length > 1) lines.push(row('all', s));
+  if (s.baseline_samples) {
+    lines.push(`${s.baseline_samples} of ${s.total_samples} slots come from the offline baseline provider: a lower bound, not a model's result`);
+  }
   lines.push('failure categories (percent of N):');
   for (const [cat, share] of Object.entries(s.failure_categories)) {
     const label = cat === 'none' ? 'No error / pass' : FAILURE_CATEGORY_LABELS[cat as FailureCategory];
@@ -19,21 +49,102 @@ export function formatSummaryText(s: Summary): string {
   return lines.join('\n');
 }
 
-export async function runReport(files: string[], format: 'text' | 'json'): Promise<number> {
-  const problems: JsonlProblem[] = [];
-  const results: ResultRecord[] = [];
-  for (const file of files) {
-    for await (const { line, value } of readJsonl(file, problems)) {
-      const r = value as ResultRecord;
-      if (!r || !Array.isArray(r.checks) || !r.xrt) {
-        problems.push({ file, line, message: 'not a result record (run `xrepotest run` to make them)' });
-        continue;
-      }
-      results.push(r);
-    }
+export function formatComparisonText(cmp: ComparisonReport): string {
+  const c = cmp.comparison;
+  const lines = [
+    `A = ${c.labelA}, B = ${c.labelB}; McNemar on paired pass/fail, Holm-adjusted`,
+    'language  pairs  TPR A  TPR B   B-A  onlyA onlyB  p(Holm)',
+  ];
+  for (const r of c.rows) {
+    lines.push(
+      `${r.language.padEnd(8)} ${String(r.pairs).padStart(6)} ${r.tprA.toFixed(1).padStart(6)} ${r.tprB.toFixed(1).padStart(6)} ${r.delta.value.toFixed(1).padStart(5)} ${String(r.test.onlyA).padStart(6)} ${String(r.test.onlyB).padStart(5)}  ${fmtP(r.pHolm)} ${stars(r.pHolm)}`,
+    );
   }
+  lines.push(`unpaired slots: ${c.unpairedA} in A, ${c.unpairedB} in B`);
+  if (c.baselineA || c.baselineB) lines.push(`${[c.baselineA ? 'A' : '', c.baselineB ? 'B' : ''].filter(Boolean).join(' and ')} holds offline baseline slots: a lower bound, not a model's result`);
+  return lines.join('\n');
+}
+
+function writeOutput(text: string, out: string | undefined): void {
+  if (!out) {
+    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    return;
+  }
+  // Through a temporary file, so a browser or CI viewer never opens half a report.
+  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+  const tmp = `${out}.${process.pid}.tmp`;
+  fs.writeFileSync(tmp, text.endsWith('\n') ? text : text + '\n');
+  fs.renameSync(tmp, out);
+  process.stderr.write(`xrepotest: wrote ${out}\n`);
+}
+
+async function load(inputs: string[]): Promise<ResultRecord[]> {
+  const { results, problems, skipped } = await loadResults(inputs);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
+  for (const f of skipped) process.stderr.write(`${f}: no result records, skipped\n`);
+  return results;
+}
+
+const inputLabel = (input: string): string => path.basename(path.resolve(input)).replace(/\.jsonl$/, '');
+
+/** `xrepotest report`; a bare format is the older call (text or json over result files). */
+export async function runReport(inputs: string[], options: ReportFormat | ReportCommandOptions): Promise<number> {
+  const opts: ReportCommandOptions = typeof options === 'string' ? { format: options } : options;
+  const stats = { seed: opts.seed, resamples: opts.resamples };
+  if (opts.compare) {
+    if (inputs.length !== 2) throw new Error(`--compare takes two runs (files or folders), got ${inputs.length}`);
+    const [a, b] = await Promise.all(inputs.map((input) => load([input])));
+    const labels = inputLabel(inputs[0]) === inputLabel(inputs[1]) ? inputs : inputs.map(inputLabel);
+    const cmp = buildComparisonReport({ label: labels[0], results: a }, { label: labels[1], results: b }, stats);
+    const text =
+      opts.format === 'json'
+        ? JSON.stringify(comparisonJson(cmp, [summarizeByLanguage(a), summarizeByLanguage(b)]), null, 2)
+        : opts.format === 'markdown'
+          ? comparisonMarkdown(cmp)
+          : opts.format === 'html'
+            ? comparisonHtml(cmp)
+            : formatComparisonText(cmp);
+    writeOutput(text, opts.out);
+    return cmp.comparison.rows.length ? 0 : 1;
+  }
+  const results = await load(inputs);
   const summary = summarizeByLanguage(results);
-  process.stdout.write(format === 'json' ? JSON.stringify(summary, null, 2) + '\n' : formatSummaryText(summary) + '\n');
+  if (opts.format === 'text') {
+    writeOutput(formatSummaryText(summary), opts.out);
+  } else {
+    const report = buildReport(results, { ...stats, label: opts.label ?? (inputs.length === 1 ? `XRepoTest report: ${inputLabel(inputs[0])}` : 'XRepoTest report') });
+    const text = opts.format === 'json' ? JSON.stringify(reportJson(summary, report), null, 2) : opts.format === 'markdown' ? reportMarkdown(report) : reportHtml(report);
+    writeOutput(text, opts.out);
+  }
   return results.length ? 0 : 1;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
+  return n;
+}
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number');
+  return n;
+}
+
+/** Adds `report` to the program. */
+export function registerReportCommand(program: Command): Command {
+  return program
+    .command('report')
+    .description('the benchmark report from result files: per language, mode, model and repository, failure categories, IR vs TPR, with bootstrap intervals; --compare tests two runs against each other')
+    .argument('<results...>', 'result files (JSONL) from `xrepotest run`, or folders of them; with --compare exactly two runs')
+    .addOption(new Option('--format <format>', 'text (quick summary), json (the release\'s summary.json keys plus the full report), markdown or html (one self-contained file with charts)').choices([...REPORT_FORMATS]).default('text'))
+    .option('--out <file>', 'write the report to this file instead of standard output')
+    .option('--compare', 'the two <results> are runs A and B: pair their slots (task, sample, round) and run McNemar\'s test per language, Holm-adjusted')
+    .option('--label <title>', 'the report\'s title')
+    .option('--seed <n>', 'seed of the bootstrap resampling', nonNegativeInt, DEFAULT_SEED)
+    .option('--resamples <n>', 'bootstrap resamples', positiveInt, DEFAULT_RESAMPLES)
+    .action(async (inputs: string[], opts: ReportCommandOptions) => {
+      if (opts.compare && inputs.length !== 2) throw new InvalidArgumentError(`--compare takes exactly two runs (files or folders), got ${inputs.length}`);
+      process.exitCode = await runReport(inputs, opts);
+    });
 }

@@ -1,16 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import * as path from 'node:path';
 import { evaluateTest } from '../engine/execute/evaluate';
-import { DockerExecutor } from '../engine/execute/docker';
-import { LocalExecutor } from '../engine/execute/local';
-import { buildEnvImage } from '../engine/execute/images';
-import type { Executor } from '../engine/execute/types';
-import type { LanguageId } from '../engine/languages';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
+import { checkoutOf } from '../engine/tasks/manifest';
 import { summarizeByLanguage, toResultRecord, type ResultRecord } from '../engine/store/results';
+import { createExecutor, environmentImages } from './executors';
 import { createProgress } from './progress';
 import { formatSummaryText } from './report-command';
 
@@ -30,40 +26,12 @@ export interface RunCommandOptions {
 
 /** Where a task's repository is checked out: `--repos DIR/<name>`, else where it was extracted. */
 export function repositoryDir(task: LoadedTask, reposRoot: string | undefined): string {
-  const name = task.task.file_path.split('/')[0];
-  const candidates = [
-    reposRoot && path.join(reposRoot, name),
-    task.task.repository?.path,
-    task.task.repository?.url && !/^[a-z]+:\/\//i.test(task.task.repository.url) ? task.task.repository.url : undefined,
-  ].filter((p): p is string => !!p);
-  const found = candidates.find((p) => fs.existsSync(p) && fs.statSync(p).isDirectory());
+  const found = checkoutOf(task, null, reposRoot);
   if (!found) {
+    const name = task.task.file_path.split('/')[0];
     throw new Error(`cannot find the checkout of repository "${name}" (task ${task.task.task_id}): pass --repos DIR, where DIR/${name} is the checkout`);
   }
   return found;
-}
-
-async function createExecutor(kind: 'docker' | 'local'): Promise<Executor> {
-  return kind === 'local' ? new LocalExecutor() : DockerExecutor.create();
-}
-
-/**
- * docker: each repository runs in its environment image (its dependencies fetched once, at build
- * time), built on first use and reused by every task of that repository.
- */
-function environmentImages(executor: Executor, explicit: string | undefined): (repoDir: string, language: LanguageId) => Promise<string | undefined> {
-  const images = new Map<string, Promise<string>>();
-  return async (repoDir, language) => {
-    if (explicit || !(executor instanceof DockerExecutor)) return explicit;
-    const key = `${language}\0${repoDir}`;
-    let image = images.get(key);
-    if (!image) {
-      process.stderr.write(`preparing the ${language} environment image for ${path.basename(repoDir)} (dependencies are fetched once)\n`);
-      image = buildEnvImage(executor.engine.docker, repoDir, language, { onProgress: () => undefined });
-      images.set(key, image);
-    }
-    return image;
-  };
 }
 
 export async function runRun(taskFiles: string[], opts: RunCommandOptions, signal: AbortSignal): Promise<number> {
@@ -93,7 +61,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
         timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
       });
-      const record = toResultRecord(g.task.task, g.testCode, g.sample, evaluation);
+      const record = toResultRecord(g.task.task, g.testCode, g.sample, evaluation, g.origin);
       results.push(record);
       if (record.checks[0].tests) passed++;
       // One line per result as it finishes: a killed run keeps every finished result.

@@ -113,6 +113,11 @@ export class DockerExecutor implements Executor {
     return image;
   }
 
+  async unavailable(language: LanguageId): Promise<string | null> {
+    if (this.options.images?.[language] || (await findLanguageImage(this.engine.docker, language))) return null;
+    return `the docker executor has no ${language} image: run \`xrepotest images build --lang ${language}\` first`;
+  }
+
   async info(language: LanguageId): Promise<ExecutorInfo> {
     const image = await this.imageFor(language);
     let versions = this.versions.get(image);

@@ -8,7 +8,7 @@ import { invocationOf } from '../score/invocation';
 import type { FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
 import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from './sandbox';
-import { DEFAULT_TIMEOUTS, emptyReport, type PhaseTimeouts, type RunContext } from './toolchain';
+import { DEFAULT_TIMEOUTS, emptyReport, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
@@ -61,10 +61,14 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   const adapter = adapterFor(language);
   const toolchain = adapter.toolchain;
   const hash = testHash(testCode);
-  const executorInfo = await opts.executor.info(language);
   const invocation = await invocationOf(language, testCode, task);
-  const base = { language, testHash: hash, executor: executorInfo };
   const phases: PhaseResult[] = [];
+  const missing = opts.image ? null : await opts.executor.unavailable?.(language);
+  if (missing) {
+    const executor: ExecutorInfo = { kind: opts.executor.kind, engine: 'unavailable', versions: {} };
+    return { language, testHash: hash, executor, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, missing), error: missing };
+  }
+  const base = { language, testHash: hash, executor: await opts.executor.info(language) };
 
   if (!testCode.trim()) {
     return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
@@ -77,16 +81,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     if (!(e instanceof CheckoutMismatchError)) throw e;
     return { ...base, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, e.message), error: e.message };
   }
-  const ctx: RunContext = {
-    task,
-    language,
-    testCode,
-    id: hash.slice(0, 12),
-    sandbox,
-    timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
-    baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
-    executorKind: opts.executor.kind,
-  };
+  const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image });
   try {
@@ -97,15 +92,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       return r;
     };
     await warmUp(ctx, opts.executor, run);
-    const placement = await toolchain.place(ctx);
-    let compiled = await run(toolchain.compile(ctx, placement));
-    if (compiled.exitCode !== 0 && !compiled.timedOut) {
-      const note = toolchain.repairEnvironment?.(ctx, placement, compiled);
-      if (note) {
-        placement.notes.push(note);
-        compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
-      }
-    }
+    const { placement, compiled } = await placeAndCompile(ctx, run);
     let report = emptyReport();
     let hits = null;
     if (compiled.exitCode === 0) {
@@ -132,11 +119,55 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   }
 }
 
+/** The context every toolchain call of one (task, test) gets; `id` names our files from the test's hash. */
+export function runContext(
+  task: TaskRecord,
+  language: LanguageId,
+  testCode: string,
+  sandbox: Sandbox,
+  executorKind: Executor['kind'],
+  timeouts?: Partial<PhaseTimeouts>,
+): RunContext {
+  return {
+    task,
+    language,
+    testCode,
+    id: testHash(testCode).slice(0, 12),
+    sandbox,
+    timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
+    baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
+    executorKind,
+  };
+}
+
+/** Places the test and compiles; a failed compile gets one retry when the toolchain can repair the copy. */
+export async function placeAndCompile(
+  ctx: RunContext,
+  run: (cmd: PhaseCommand) => Promise<PhaseResult>,
+): Promise<{ placement: Placement; compiled: PhaseResult }> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  const placement = await toolchain.place(ctx);
+  let compiled = await run(toolchain.compile(ctx, placement));
+  if (compiled.exitCode !== 0 && !compiled.timedOut) {
+    const note = toolchain.repairEnvironment?.(ctx, placement, compiled);
+    if (note) {
+      placement.notes.push(note);
+      compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
+    }
+  }
+  return { placement, compiled };
+}
+
+/** A pass needs both the runner's exit code and its own report: a crash after "ok" lines, or zero tests, is no pass. */
+export function testsPassed(compiled: boolean, test: PhaseResult | undefined, report: TestReport): boolean {
+  return compiled && test?.exitCode === 0 && report.ran > 0 && report.failed === 0 && report.errored === 0 && report.outsideErrors === 0;
+}
+
 /**
  * Fills the language's build cache from the untouched project (trusted code only), then gives the
  * sandbox its own copy: a generated test can spoil its copy, never the cache the next task uses.
  */
-async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<void> {
+export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<void> {
   const toolchain = adapterFor(ctx.language).toolchain;
   if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return;
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
@@ -187,8 +218,7 @@ function scoreOf(
   const compile = [...phases].reverse().find((p) => p.phase === 'compile' || p.phase === 'compile-retry');
   const test = phases.find((p) => p.phase === 'test');
   const compiled = compile?.exitCode === 0;
-  // Both the runner's exit code and its own report: a crash after "ok" lines, or zero tests, is no pass.
-  const passed = compiled && test?.exitCode === 0 && report.ran > 0 && report.failed === 0 && report.errored === 0 && report.outsideErrors === 0;
+  const passed = testsPassed(compiled, test, report);
   const { start_line, end_line } = task.function_component;
   const coverage = focalCoverage(hits, start_line, end_line);
   const coverageRatio = coverage.executable.length ? coverage.covered.length / coverage.executable.length : 0;

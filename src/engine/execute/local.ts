@@ -30,6 +30,24 @@ const TOOL_VERSION_COMMANDS: Record<LanguageId, Array<[string, string[]]>> = {
   julia: [['julia', ['--version']]],
 };
 
+/** The commands each language's phases call on the host, and how to get them. */
+const REQUIRED_TOOLS: Record<LanguageId, Array<{ cmd: string; install: string }>> = {
+  go: [{ cmd: 'go', install: 'https://go.dev/dl/, or Debian golang-go' }],
+  rust: [
+    { cmd: 'cargo', install: 'rustup, https://rustup.rs' },
+    { cmd: 'rustc', install: 'rustup, https://rustup.rs' },
+  ],
+  php: [
+    { cmd: 'php', install: 'Debian php-cli php-xml php-mbstring php-pcov' },
+    { cmd: 'phpunit', install: 'Debian phpunit, or composer require --dev phpunit/phpunit' },
+  ],
+  ruby: [
+    { cmd: 'ruby', install: 'Debian ruby' },
+    { cmd: 'rspec', install: 'Debian ruby-rspec, or gem install rspec' },
+  ],
+  julia: [{ cmd: 'julia', install: 'https://julialang.org/downloads/ (no Debian package), or use the docker executor with the Julia image' }],
+};
+
 function firstLine(cmd: string, args: string[]): string | null {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
   if (r.status !== 0) return null;
@@ -191,6 +209,12 @@ export class LocalExecutor implements Executor {
     const dir = path.join(this.cacheRoot, language);
     fs.mkdirSync(dir, { recursive: true });
     return { dir, seed: (target) => seedCache(dir, target) };
+  }
+
+  async unavailable(language: LanguageId): Promise<string | null> {
+    const missing = REQUIRED_TOOLS[language].filter((t) => !which(t.cmd));
+    if (!missing.length) return null;
+    return `the local executor cannot run ${language} here: ${missing.map((t) => `${t.cmd} is not installed (${t.install})`).join('; ')}`;
   }
 
   async info(language: LanguageId): Promise<ExecutorInfo> {

@@ -83,5 +83,7 @@ export interface Executor {
    */
   sharedCache?(language: LanguageId): SharedCache | null;
   info(language: LanguageId): Promise<ExecutorInfo>;
+  /** Why this executor cannot run a language here (its toolchain or image is missing), or null. */
+  unavailable?(language: LanguageId): Promise<string | null>;
   open(spec: SessionSpec): Promise<Session>;
 }

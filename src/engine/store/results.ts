@@ -1,5 +1,7 @@
 import type { Evaluation } from '../execute/evaluate';
+import { feedbackOf } from '../execute/feedback';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
+import type { GenerationOrigin } from '../tasks/generations';
 import type { TaskRecord } from '../tasks/record';
 
 /**
@@ -13,6 +15,12 @@ export interface ResultRecord extends TaskRecord {
   coverage_stats: Array<{ covered_lines: number; total_lines: number; coverage: number; covered_line_numbers: number[]; executable_line_numbers: number[] }>;
   xrt: {
     sample: number;
+    /** Repair round, context mode, provider and model of the test (null where the generation did not say). */
+    round: number;
+    mode: string | null;
+    provider: string | null;
+    model: string | null;
+    baseline: boolean;
     test_hash: string;
     language: string;
     executor: Evaluation['executor'];
@@ -24,13 +32,19 @@ export interface ResultRecord extends TaskRecord {
     failure_evidence: string | null;
     /** Why the slot did not pass, as a sentence; null when it passed. */
     reason: string | null;
+    /** Mutation testing of a passing test (null where not run: MS counts 0 for the slot). */
+    mutation?: { mutants: number; viable: number; killed: number; survived: number; timed_out: number; unviable: number; score: number } | null;
+    /** The trimmed log a repair round shows the model (kept so a resumed run sends the same prompt); null when it passed. */
+    feedback: string | null;
     test_report: Evaluation['testReport'];
     phases: Array<{ phase: string; argv: string[]; exit_code: number | null; signal: string | null; timed_out: boolean; output_truncated: boolean; duration_ms: number }>;
     error: string | null;
   };
 }
 
-export function toResultRecord(task: TaskRecord, testCode: string, sample: number, e: Evaluation): ResultRecord {
+const UNKNOWN_ORIGIN: GenerationOrigin = { round: 0, mode: null, provider: null, model: null, baseline: false };
+
+export function toResultRecord(task: TaskRecord, testCode: string, sample: number, e: Evaluation, origin: GenerationOrigin = UNKNOWN_ORIGIN): ResultRecord {
   const s = e.score;
   const log = e.phases.map((p) => `$ ${p.argv.join(' ')}\n# ${p.phase}: exit ${p.exitCode ?? (p.timedOut ? 'timeout' : p.signal ?? 'killed')} in ${p.durationMs} ms\n${p.output}`).join('\n');
   return {
@@ -49,6 +63,7 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
     ],
     xrt: {
       sample,
+      ...origin,
       test_hash: e.testHash,
       language: e.language,
       executor: e.executor,
@@ -59,6 +74,7 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
       failure_rule: s.failure?.rule ?? null,
       failure_evidence: s.failure?.evidence ?? null,
       reason: s.reason,
+      feedback: s.passed ? null : feedbackOf(e),
       test_report: e.testReport,
       phases: e.phases.map((p) => ({
         phase: p.phase,
@@ -86,6 +102,8 @@ export interface SummaryBlock {
   passing_samples: number;
   strict_invocation_rate: number;
   failure_categories: Record<FailureCategory | 'none', number>;
+  /** Slots whose test came from the offline baseline: a lower bound, not a model. */
+  baseline_samples: number;
 }
 
 const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
@@ -111,6 +129,7 @@ export function summarize(results: ResultRecord[]): SummaryBlock {
     passing_samples: passing.length,
     strict_invocation_rate: pct(results.filter((r) => r.xrt.invocation_strict).length, n),
     failure_categories: categories,
+    baseline_samples: results.filter((r) => r.xrt.baseline).length,
   };
 }
 

@@ -7,6 +7,17 @@ export interface Generation {
   task: LoadedTask;
   sample: number;
   testCode: string;
+  /** Where the test came from, when the generation says (our generate command writes it). */
+  origin: GenerationOrigin;
+}
+
+export interface GenerationOrigin {
+  round: number;
+  mode: string | null;
+  provider: string | null;
+  model: string | null;
+  /** The offline baseline, a lower bound: reports label it. */
+  baseline: boolean;
 }
 
 interface RawGeneration {
@@ -14,6 +25,11 @@ interface RawGeneration {
   id?: string;
   language?: string;
   sample?: number;
+  round?: number;
+  mode?: string;
+  provider?: string;
+  model?: string;
+  baseline?: boolean;
   test_code?: string;
   /** The release's processed.jsonl: up to 10 extracted tests per task. */
   response?: unknown;
@@ -65,7 +81,14 @@ export async function loadGenerations(files: readonly string[], tasks: readonly 
         fail('a generation needs "test_code" (a string) or "response" (a list of strings)');
         continue;
       }
-      codes.forEach((testCode, i) => generations.push({ task, sample: (g.sample ?? 0) + i, testCode }));
+      const origin: GenerationOrigin = {
+        round: g.round ?? 0,
+        mode: g.mode ?? null,
+        provider: g.provider ?? null,
+        model: g.model ?? null,
+        baseline: g.baseline === true,
+      };
+      codes.forEach((testCode, i) => generations.push({ task, sample: (g.sample ?? 0) + i, testCode, origin }));
     }
   }
   return { generations, problems };

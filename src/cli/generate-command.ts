@@ -1,0 +1,79 @@
+import * as fs from 'node:fs';
+import { evaluateTest } from '../engine/execute/evaluate';
+import { generateForTask } from '../engine/generate/generate';
+import type { GenerationRecord } from '../engine/generate/types';
+import { AppendLog } from '../engine/store/append-log';
+import { formatProblem } from '../engine/tasks/jsonl';
+import { loadTasks } from '../engine/tasks/load';
+import { checkoutOf } from '../engine/tasks/manifest';
+import { createExecutor } from './executors';
+import { params, promptBuilder, providerFrom, type GenerationCliOptions } from './generation-options';
+import { createProgress } from './progress';
+
+export interface GenerateCommandOptions extends GenerationCliOptions {
+  out: string;
+  samples: number;
+  repairRounds: number;
+  executor: 'docker' | 'local';
+  repos?: string;
+  concurrency: number;
+  progress: boolean;
+}
+
+/** Generates tests for every task (samples x repair rounds) and appends them to --out as they come. */
+export async function runGenerate(files: string[], opts: GenerateCommandOptions, signal: AbortSignal): Promise<number> {
+  const { tasks, problems } = await loadTasks(files);
+  for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
+  if (!tasks.length) throw new Error('no tasks to generate for');
+  const provider = providerFrom(opts, opts.concurrency);
+  const decoding = params(opts);
+  const builder = promptBuilder(opts, signal);
+  const executor = opts.repairRounds > 0 ? await createExecutor(opts.executor) : null;
+  if (fs.existsSync(opts.out)) fs.rmSync(opts.out);
+  const out = AppendLog.open<GenerationRecord>(opts.out);
+  const progress = createProgress('generate', opts.progress);
+  let done = 0;
+  let cost = 0;
+  let tokens = 0;
+  let failed = 0;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < tasks.length && !signal.aborted) {
+      const t = tasks[next++];
+      const repoDir = checkoutOf(t, null, opts.repos) ?? undefined;
+      const prompt = await builder.promptFor(t, repoDir);
+      const records = await generateForTask(t.task, t.language, prompt, {
+        provider,
+        params: decoding,
+        mode: prompt.mode,
+        samples: opts.samples,
+        repairRounds: opts.repairRounds,
+        signal,
+        evaluate:
+          executor && repoDir
+            ? (testCode) => evaluateTest(t.task, t.language, testCode, { executor, repoDir, signal })
+            : undefined,
+      });
+      for (const r of records) {
+        out.append(r);
+        cost += r.cost_usd ?? 0;
+        tokens += r.usage.inputTokens + r.usage.outputTokens;
+        if (r.error) failed++;
+      }
+      done++;
+      progress.update(done, tasks.length, `${tokens} tokens, $${cost.toFixed(4)}${failed ? `, ${failed} failed calls` : ''}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, tasks.length)) }, worker));
+  } finally {
+    progress.stop();
+    out.close();
+    await builder.close();
+  }
+  const label = provider.isBaseline ? ' (the offline baseline: a lower bound, not a model)' : '';
+  process.stderr.write(`wrote ${out.records.length} generations for ${done} tasks to ${opts.out}${label}; ${tokens} tokens, $${cost.toFixed(4)}\n`);
+  for (const r of out.records.filter((x) => x.error).slice(0, 5)) process.stderr.write(`  task ${r.task_id} sample ${r.sample}: ${r.error}\n`);
+  return signal.aborted ? 130 : 0;
+}
+

@@ -1,0 +1,121 @@
+import { Command, InvalidArgumentError } from 'commander';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { openAiCompatibleEmbedder } from '../engine/context/dense';
+import { HeadlessResolver } from '../engine/context/lsp/headless-resolver';
+import { buildLspContext, publishedLspContext } from '../engine/context/lsp/lsp-context';
+import { baselineProvider } from '../engine/generate/baseline';
+import { createProvider, PROVIDER_NAMES } from '../engine/generate/providers';
+import { CONTEXT_MODES, PAPER_PARAMS, type ContextMode, type GenerationParams, type Prompt, type Provider } from '../engine/generate/types';
+import { gatherContext } from '../engine/prompt/context';
+import { buildPrompt } from '../engine/prompt/templates';
+import type { LoadedTask } from '../engine/tasks/load';
+
+/** The options `prompt`, `generate` and `bench` share: provider, model, decoding, context mode. */
+export interface GenerationCliOptions {
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  replay?: string;
+  mode: string;
+  temperature: number;
+  maxTokens: number;
+  topP: number;
+  cacheDir?: string;
+  cache: boolean;
+  embedUrl?: string;
+  embedModel?: string;
+  publishedContext?: boolean;
+  k: number;
+}
+
+function number(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+export function addContextOptions(cmd: Command): Command {
+  return cmd
+    .option('--mode <mode>', `context: ${CONTEXT_MODES.join(', ')}`, 'standard')
+    .option('--k <n>', 'bm25 / dense: windows in the prompt (the paper: 10)', number, 10)
+    .option('--embed-url <url>', 'dense: an OpenAI-compatible embeddings endpoint (Ollama, llama.cpp, vLLM, OpenAI), e.g. http://127.0.0.1:11434/v1')
+    .option('--embed-model <name>', 'dense: the embedding model at --embed-url')
+    .option('--published-context', "lsp / bm25 / dense: use the context an enriched release record carries instead of computing it");
+}
+
+export function addGenerationOptions(cmd: Command): Command {
+  return addContextOptions(cmd)
+    .option('--provider <name>', `${[...PROVIDER_NAMES, 'baseline'].join(', ')} (default: baseline, the offline lower bound)`)
+    .option('--model <name>', 'the model (anthropic, openai, openai-compatible)')
+    .option('--base-url <url>', 'the API base URL (openai-compatible: required; others: a proxy or gateway)')
+    .option('--replay <file>', 'replay: recorded responses (generations.jsonl, or the release\'s prompts_responses.jsonl / processed.jsonl)')
+    .option('--temperature <t>', 'sampling temperature (the paper: 0)', number, PAPER_PARAMS.temperature)
+    .option('--max-tokens <n>', 'most output tokens (the paper: 4096)', number, PAPER_PARAMS.maxTokens)
+    .option('--top-p <p>', 'nucleus sampling (the paper: 1)', number, PAPER_PARAMS.topP)
+    .option('--cache-dir <dir>', 'response cache (a rerun costs nothing)', path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'responses'))
+    .option('--no-cache', 'call the API even when the same request was answered before');
+}
+
+export function contextMode(opts: GenerationCliOptions): ContextMode {
+  if (!(CONTEXT_MODES as readonly string[]).includes(opts.mode)) throw new Error(`--mode ${opts.mode}: use one of ${CONTEXT_MODES.join(', ')}`);
+  return opts.mode as ContextMode;
+}
+
+export function providerName(opts: GenerationCliOptions): string {
+  return opts.provider ?? 'baseline';
+}
+
+export function params(opts: GenerationCliOptions): GenerationParams {
+  return { model: providerName(opts) === 'baseline' ? 'baseline' : (opts.model ?? ''), temperature: opts.temperature, maxTokens: opts.maxTokens, topP: opts.topP };
+}
+
+export function providerFrom(opts: GenerationCliOptions, concurrency?: number): Provider {
+  const name = providerName(opts);
+  if (name === 'baseline') return baselineProvider;
+  if (!(PROVIDER_NAMES as readonly string[]).includes(name)) throw new Error(`--provider ${name}: use one of ${[...PROVIDER_NAMES, 'baseline'].join(', ')}`);
+  if (name !== 'replay' && !opts.model) throw new Error(`--provider ${name} needs --model`);
+  return createProvider({
+    provider: name as (typeof PROVIDER_NAMES)[number],
+    model: opts.model ?? 'replay',
+    baseUrl: opts.baseUrl,
+    replayFile: opts.replay,
+    cacheDir: opts.cache ? opts.cacheDir : undefined,
+    concurrency,
+  });
+}
+
+/**
+ * Builds the prompt for a task in the chosen mode, gathering what the mode needs; LSP context from
+ * headless language servers, started on first use and closed with `close()`.
+ */
+export function promptBuilder(opts: GenerationCliOptions, signal?: AbortSignal): { promptFor(task: LoadedTask, repoDir?: string): Promise<Prompt>; close(): Promise<void> } {
+  const mode = contextMode(opts);
+  const resolvers = new Map<string, HeadlessResolver>();
+  const embedder = opts.embedUrl ? openAiCompatibleEmbedder({ baseUrl: opts.embedUrl, model: opts.embedModel ?? '', apiKey: process.env.XREPOTEST_EMBED_API_KEY }) : undefined;
+  return {
+    async promptFor(t, repoDir) {
+      const context = await gatherContext({ task: t.task, language: t.language, repoDir }, mode, {
+        k: opts.k,
+        embedder,
+        published: opts.publishedContext,
+        signal,
+        lsp: async (request) => {
+          if (opts.publishedContext) {
+            const published = publishedLspContext(request.task);
+            if (!published) throw new Error(`task ${request.task.id ?? request.task.task_id} carries no published LSP context: load the release's lsp file`);
+            return published;
+          }
+          if (!request.repoDir) throw new Error('mode lsp needs the checkout of the task\'s repository (--repos DIR)');
+          let resolver = resolvers.get(request.repoDir);
+          if (!resolver) resolvers.set(request.repoDir, (resolver = new HeadlessResolver({ root: request.repoDir })));
+          return buildLspContext(request.task, request.language, request.repoDir, resolver);
+        },
+      });
+      return buildPrompt(t.task, t.language, mode, context);
+    },
+    async close() {
+      await Promise.all([...resolvers.values()].map((r) => r.close()));
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { Evaluation } from './evaluate';
+
+const LOG_BUDGET = 4000;
+
+/**
+ * The part of a failed run a model can act on: compile errors, or the failing tests' messages, then
+ * the tail of the runner's output; trimmed (the paper trims too) so the repair prompt stays small.
+ */
+export function feedbackOf(e: Evaluation): string {
+  const phases = e.phases.filter((p) => p.phase !== 'warm-up');
+  const compile = [...phases].reverse().find((p) => p.phase.startsWith('compile'));
+  let log: string;
+  if (compile && compile.exitCode !== 0) log = compile.output;
+  else {
+    const failures = e.testReport.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
+    const messages = failures.map((c) => `${c.name}: ${c.message ?? c.status}`).join('\n\n');
+    const test = phases.find((p) => p.phase === 'test');
+    log = [e.score.reason ?? '', messages, test?.output.slice(-LOG_BUDGET) ?? ''].filter(Boolean).join('\n\n');
+  }
+  return log.length > LOG_BUDGET ? `${log.slice(0, LOG_BUDGET)}\n[… trimmed]` : log;
+}

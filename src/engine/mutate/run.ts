@@ -1,0 +1,216 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { placeAndCompile, runContext, testsPassed, warmUp } from '../execute/evaluate';
+import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from '../execute/sandbox';
+import type { PhaseTimeouts, Placement, RunContext } from '../execute/toolchain';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type PhaseCommand, type PhaseResult } from '../execute/types';
+import { adapterFor } from '../languages';
+import type { LanguageId } from '../parse/grammars';
+import { focalCoverage } from '../score/coverage/focal';
+import type { TaskRecord } from '../tasks/record';
+import { generateMutants, type Mutant } from './mutants';
+import type { MutationOperator } from './types';
+
+export interface MutationRunOptions {
+  executor: Executor;
+  /** The repository checkout the task comes from (copied, never touched). */
+  repoDir: string;
+  /** Focal lines (1-based) the test covers; only mutants there are run. Absent: the clean run's coverage. */
+  coveredLines?: Iterable<number>;
+  image?: string;
+  timeouts?: Partial<PhaseTimeouts>;
+  limits?: Partial<ExecLimits>;
+  /** Default 40 (mutants.ts). */
+  maxMutants?: number;
+  /** The test phase's limit per mutant; default 3x the clean run's test phase, at least 10 s. */
+  mutantTimeoutMs?: number;
+  signal?: AbortSignal;
+  /** Called after each mutant, for progress. */
+  onMutant?: (done: number, total: number, result: MutantResult) => void;
+}
+
+/**
+ * - killed: the tests failed (or crashed) on the mutant;
+ * - timeout: the tests ran past the mutant's limit (`i++` -> `i--` loops forever);
+ * - survived: the tests passed on the mutant;
+ * - unviable: the mutant does not compile; it says nothing about the test.
+ */
+export type MutantOutcome = 'killed' | 'survived' | 'timeout' | 'unviable';
+
+export interface MutantResult {
+  id: string;
+  operator: MutationOperator;
+  line: number;
+  original: string;
+  replacement: string;
+  outcome: MutantOutcome;
+}
+
+export interface MutationResult {
+  /** Mutants run (covered, parsed, capped); killed + survived + timedOut + unviable. */
+  mutants: number;
+  /** mutants - unviable. */
+  viable: number;
+  /** Killed by a failing test (timeouts not included). */
+  killed: number;
+  survived: number;
+  timedOut: number;
+  unviable: number;
+  /** (killed + timedOut) / viable, 0..1; 0 when no mutant is viable or the run could not start. */
+  score: number;
+  perMutant: MutantResult[];
+  /** The limit each mutant's test phase had (0 when none ran). */
+  mutantTimeoutMs: number;
+  /** Why no mutant was run (the checkout differs, the test does not compile or pass on the original). */
+  error?: string;
+}
+
+/** The record shape `xrepotest run --mutation` stores under `xrt.mutation`. */
+export interface ResultMutation {
+  mutants: number;
+  viable: number;
+  killed: number;
+  survived: number;
+  timed_out: number;
+  unviable: number;
+  score: number;
+}
+
+export function toResultMutation(result: MutationResult): ResultMutation {
+  return {
+    mutants: result.mutants,
+    viable: result.viable,
+    killed: result.killed,
+    survived: result.survived,
+    timed_out: result.timedOut,
+    unviable: result.unviable,
+    score: result.score,
+  };
+}
+
+/** A mutant needs a clean run at least this long as its limit: start-up noise dominates short runs. */
+const MIN_MUTANT_TIMEOUT_MS = 10_000;
+
+function summarize(perMutant: MutantResult[], mutantTimeoutMs: number, error?: string): MutationResult {
+  const count = (o: MutantOutcome) => perMutant.filter((m) => m.outcome === o).length;
+  const killed = count('killed');
+  const timedOut = count('timeout');
+  const unviable = count('unviable');
+  const viable = perMutant.length - unviable;
+  return {
+    mutants: perMutant.length,
+    viable,
+    killed,
+    survived: count('survived'),
+    timedOut,
+    unviable,
+    // A mutant whose tests never finish is detected, as mutation tools count it (PIT, Stryker):
+    // killed in the score, reported apart so a reader can tell.
+    score: viable ? (killed + timedOut) / viable : 0,
+    perMutant,
+    mutantTimeoutMs,
+    ...(error ? { error } : {}),
+  };
+}
+
+function tail(text: string, chars = 2000): string {
+  return text.length > chars ? `…${text.slice(-chars)}` : text;
+}
+
+/** Files directly under `.xrt` (reports the test phase writes: junit.xml, rspec.json, cover.out…). */
+function xrtFiles(sandbox: Sandbox): Set<string> {
+  return new Set(fs.readdirSync(sandbox.xrt).map((f) => path.join(sandbox.xrt, f)));
+}
+
+/**
+ * Runs the test against each mutant of its focal function in one sandbox and one executor session:
+ * the test is placed and run once on the original code (it must pass), then per mutant the focal file
+ * is rewritten, compiled (a failure makes the mutant unviable), tested under a per-mutant limit, and
+ * restored.
+ */
+export async function runMutationTesting(task: TaskRecord, language: LanguageId, testCode: string, opts: MutationRunOptions): Promise<MutationResult> {
+  const toolchain = adapterFor(language).toolchain;
+  let sandbox: Sandbox;
+  try {
+    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests);
+  } catch (e) {
+    if (!(e instanceof CheckoutMismatchError)) throw e;
+    return summarize([], 0, e.message);
+  }
+  const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
+  const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits: { ...DEFAULT_LIMITS, ...opts.limits }, image: opts.image });
+  try {
+    const run = (cmd: PhaseCommand): Promise<PhaseResult> => session.run(cmd, opts.signal);
+    await warmUp(ctx, opts.executor, run);
+    const { placement, compiled } = await placeAndCompile(ctx, run);
+    if (compiled.exitCode !== 0) return summarize([], 0, `the test does not compile (exit ${compiled.exitCode}): ${tail(compiled.output)}`);
+
+    const cleanCmd = toolchain.test(ctx, placement, compiled);
+    const before = xrtFiles(sandbox);
+    const clean = await run(cleanCmd);
+    const reports = [...xrtFiles(sandbox)].filter((f) => !before.has(f));
+    if (!testsPassed(true, clean, toolchain.testReport(ctx, placement, clean))) {
+      return summarize([], 0, `the test does not pass on the original code, so no mutant can be judged: ${tail(clean.output)}`);
+    }
+
+    const covered = opts.coveredLines ?? (await cleanCoverage(ctx, placement, run));
+    const mutants = await generateMutants(task, language, { coveredLines: covered, maxMutants: opts.maxMutants });
+    const placed = fs.readFileSync(sandbox.focalFile, 'utf8');
+    // Rust's test module lives in the focal file, after the code: it must stay for every mutant.
+    if (!placed.startsWith(task.file_content)) return summarize([], 0, 'placing the test changed the focal code; mutants cannot be applied');
+    const appended = placed.slice(task.file_content.length);
+    const mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
+
+    const results: MutantResult[] = [];
+    for (const mutant of mutants) {
+      opts.signal?.throwIfAborted();
+      fs.writeFileSync(sandbox.focalFile, mutant.source + appended);
+      let outcome: MutantOutcome;
+      try {
+        outcome = await judgeMutant(ctx, placement, run, reports, mutantTimeoutMs);
+      } finally {
+        fs.writeFileSync(sandbox.focalFile, placed);
+      }
+      const result = describe(mutant, outcome);
+      results.push(result);
+      opts.onMutant?.(results.length, mutants.length, result);
+    }
+    return summarize(results, mutantTimeoutMs);
+  } finally {
+    await session.close();
+    removeSandbox(sandbox);
+  }
+}
+
+function describe(m: Mutant, outcome: MutantOutcome): MutantResult {
+  return { id: m.id, operator: m.operator, line: m.line, original: m.original, replacement: m.replacement, outcome };
+}
+
+/** Covered focal lines of the clean run (Rust turns its raw profiles into a report first). */
+async function cleanCoverage(ctx: RunContext, placement: Placement, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<number[]> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  const coverageCmd = toolchain.coverage(ctx, placement);
+  if (coverageCmd) await run(coverageCmd);
+  const { start_line, end_line } = ctx.task.function_component;
+  return focalCoverage(toolchain.focalHits(ctx), start_line, end_line).covered;
+}
+
+/** Compiles and tests the mutant now in the focal file. */
+async function judgeMutant(
+  ctx: RunContext,
+  placement: Placement,
+  run: (cmd: PhaseCommand) => Promise<PhaseResult>,
+  reports: string[],
+  timeoutMs: number,
+): Promise<MutantOutcome> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  // Where the compile phase checks one file (PHP, Ruby, Julia: a syntax check of the test) it must check
+  // the mutated focal file instead; Go and Rust build the whole package either way.
+  const compiled = await run(toolchain.compile(ctx, { ...placement, testFile: ctx.sandbox.focalFile }));
+  if (compiled.exitCode !== 0) return 'unviable';
+  // A report left by an earlier run must not speak for this one.
+  for (const f of reports) fs.rmSync(f, { force: true, recursive: true });
+  const tested = await run({ ...toolchain.test(ctx, placement, compiled), timeoutMs });
+  if (tested.timedOut) return 'timeout';
+  return testsPassed(true, tested, toolchain.testReport(ctx, placement, tested)) ? 'survived' : 'killed';
+}

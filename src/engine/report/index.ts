@@ -1,0 +1,10 @@
+export { bootstrapRatios, createRng, seedFor, quantileSorted, DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED, type BootstrapOptions, type Interval, type RatioColumn } from './bootstrap';
+export { compareRuns, holm, mcnemar, stars, EXACT_BELOW, type Comparison, type ComparisonRow, type McNemarResult } from './compare';
+export { comparisonHtml, reportHtml } from './html';
+export { comparisonJson, reportJson, REPORT_SCHEMA } from './json';
+export { loadResults, isResultRecord, type LoadedResults } from './load';
+export { comparisonMarkdown, reportMarkdown } from './markdown';
+export { estimateMetrics, METRIC_IDS, METRIC_LABELS, type Estimate, type MetricEstimates, type MetricId } from './metrics';
+export { buildComparisonReport, buildReport, buildReportFromSlots, type ComparisonReport, type Report, type ReportOptions } from './report';
+export { toSlot, BASELINE_NOTE, type MutationOutcome, type Slot } from './slots';
+export { ALL, failureTable, invocationGapTable, languageTable, modeTable, modelModeTable, repositoryTable, type FailureTable, type InvocationGapTable, type MetricRow, type MetricTable } from './tables';

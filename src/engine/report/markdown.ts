@@ -1,0 +1,118 @@
+import { stars, type Comparison } from './compare';
+import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, groupLabel, titleCase } from './format';
+import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
+import type { ComparisonReport, Report } from './report';
+import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
+
+const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+function table(head: string[], rows: string[][], align: Array<'l' | 'r'> = []): string {
+  const sep = head.map((_, i) => ((align[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
+  return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
+}
+
+function metricsShown(report: Report): MetricId[] {
+  return METRIC_IDS.filter((m) => report.totals.mutationRan || (m !== 'ms' && m !== 'msAtPass'));
+}
+
+export function metricTableMarkdown(t: MetricTable, metrics: readonly MetricId[]): string {
+  const head = [...t.groupBy.map(titleCase), 'N', ...metrics.map((m) => METRIC_LABELS[m])];
+  const rows = t.rows.map((r) => {
+    const names = groupLabel(r.group, t.groupBy).map(esc);
+    names[names.length - 1] += baselineMark(r.baseline);
+    return [
+      ...names,
+      String(r.slots),
+      ...metrics.map((m) => {
+        const e = fmtEstimate(r.metrics[m]);
+        return e.ci ? `${e.value} ${e.ci}` : e.value;
+      }),
+    ];
+  });
+  return `## ${t.title}\n\n${t.description} Values in percent with ${'95%'} bootstrap intervals.\n\n${table(head, rows, t.groupBy.map(() => 'l'))}`;
+}
+
+export function failureTableMarkdown(t: FailureTable): string {
+  const fields = Object.keys(t.columns[0]?.group ?? { language: '' });
+  const head = ['Category', ...t.columns.map((c) => esc(columnLabel(c.group, fields)) + baselineMark(c.baseline))];
+  const rows = t.rows.map((r) => [r.label, ...r.shares.map((s, i) => `${fmt(s)} (${r.counts[i]})`)]);
+  rows.push(['Slots', ...t.columns.map((c) => String(c.slots))]);
+  return `## ${t.title}\n\n${t.description} Percent of slots (count).\n\n${table(head, rows)}`;
+}
+
+export function invocationGapMarkdown(t: InvocationGapTable): string {
+  const share = (s: InvocationGapTable['rows'][number]['notInvoked']): string =>
+    s.value === null ? '—' : `${fmt(s.value)} [${fmt(s.low)}, ${fmt(s.high)}] (${s.count})`;
+  const rows = t.rows.map((r) => [esc(r.language) + baselineMark(r.baseline), String(r.slots), String(r.passing), share(r.notInvoked), share(r.notInvokedStrict)]);
+  return `## ${t.title}\n\n${t.description}\n\n${table(['Language', 'N', 'Passing', 'Passing, focal not called (%)', 'Passing, not called (strict) (%)'], rows)}`;
+}
+
+function header(report: Report): string {
+  const t = report.totals;
+  const lines = [
+    `# ${esc(report.label)}`,
+    '',
+    `${t.slots} slots (${t.tasks} tasks, ${t.passing} passing) in ${t.languages.length} language(s): ${t.languages.join(', ') || '—'}; ` +
+      `modes: ${t.modes.join(', ') || '—'}; models: ${t.models.join(', ') || '—'}; ${t.repositories} repositories.`,
+    '',
+    `Every rate divides by all slots (a slot that did not build counts as 0); Cov@Pass and MS@Pass divide by passing slots. ` +
+      `Intervals: ${Math.round(report.statistics.level * 100)}% ${report.statistics.method}; ${report.statistics.resamples} resamples, seed ${report.statistics.seed}.`,
+  ];
+  if (!t.mutationRan) lines.push('', 'MS and MS@Pass are not shown: mutation testing did not run for any slot.');
+  if (t.baselineSlots) lines.push('', `**${t.baselineSlots} of ${t.slots} slots come from the offline baseline provider: a lower bound, not a model's result.** ${BASELINE_LEGEND}`);
+  return lines.join('\n');
+}
+
+function metricGlossary(metrics: readonly MetricId[]): string {
+  return metrics.map((m) => `- **${METRIC_LABELS[m]}**: ${METRIC_DESCRIPTIONS[m]}`).join('\n');
+}
+
+export function reportMarkdown(report: Report): string {
+  const metrics = metricsShown(report);
+  const t = report.tables;
+  const parts = [header(report), metricGlossary(metrics), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
+  if (t.models) parts.push(metricTableMarkdown(t.models, metrics));
+  parts.push(failureTableMarkdown(t.failures), invocationGapMarkdown(t.invocationGap), metricTableMarkdown(t.repositories, metrics));
+  return parts.join('\n\n') + '\n';
+}
+
+export function comparisonTableMarkdown(c: Comparison): string {
+  const head = ['Language', 'Pairs', `TPR ${esc(c.labelA)}`, `TPR ${esc(c.labelB)}`, 'Δ (B − A) [95% CI]', 'Only A passes', 'Only B passes', 'Test', 'Statistic', 'p', 'p (Holm)', ''];
+  const rows = c.rows.map((r) => [
+    esc(r.language),
+    String(r.pairs),
+    fmt(r.tprA),
+    fmt(r.tprB),
+    `${fmt(r.delta.value)} [${fmt(r.delta.low)}, ${fmt(r.delta.high)}]`,
+    String(r.test.onlyA),
+    String(r.test.onlyB),
+    r.test.method === 'exact-binomial' ? 'exact binomial' : r.test.method === 'chi-square-cc' ? 'χ² (cont. corr.)' : 'no discordant pairs',
+    r.test.statistic === null ? '—' : fmt(r.test.statistic, 2),
+    fmtP(r.test.p),
+    fmtP(r.pHolm),
+    stars(r.pHolm),
+  ]);
+  const notes = [
+    `McNemar's test on paired pass/fail (exact binomial below 25 discordant pairs, else χ² with continuity correction); p-values Holm-Bonferroni adjusted over the ${c.rows.length} test(s) shown; α = ${c.alpha}. *** p < 0.001, ** p < 0.01, * p < 0.05, ns: not significant.`,
+    `Paired by ${c.pairedBy === 'id' ? 'stable task id' : 'language and task_id'} + sample + round; unpaired slots: ${c.unpairedA} in ${esc(c.labelA)}, ${c.unpairedB} in ${esc(c.labelB)}.`,
+  ];
+  if (c.duplicatesA || c.duplicatesB) notes.push(`Repeated pairing keys (only the first slot used): ${c.duplicatesA} in ${esc(c.labelA)}, ${c.duplicatesB} in ${esc(c.labelB)}; compare one model and mode per run.`);
+  for (const [flag, label] of [
+    [c.baselineA, c.labelA],
+    [c.baselineB, c.labelB],
+  ] as const) {
+    if (flag) notes.push(`**${esc(label)} contains offline baseline slots: a lower bound, not a model's result.**`);
+  }
+  return `## Paired comparison: ${esc(c.labelA)} vs ${esc(c.labelB)}\n\n${table(head, rows)}\n\n${notes.join('\n\n')}`;
+}
+
+export function comparisonMarkdown(cmp: ComparisonReport): string {
+  const [a, b] = cmp.runs;
+  const parts = [`# Comparison: ${esc(a.label)} vs ${esc(b.label)}`, comparisonTableMarkdown(cmp.comparison)];
+  for (const run of cmp.runs) {
+    const t = { ...run.tables.languages, title: `${run.label}: per language` };
+    parts.push(metricTableMarkdown(t, metricsShown(run)));
+    if (run.totals.baselineSlots) parts.push(`${run.totals.baselineSlots} of ${run.totals.slots} slots come from the offline baseline provider. ${BASELINE_LEGEND}`);
+  }
+  return parts.join('\n\n') + '\n';
+}

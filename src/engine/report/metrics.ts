@@ -1,0 +1,94 @@
+import { bootstrapRatios, seedFor, type BootstrapOptions, type RatioColumn } from './bootstrap';
+import type { Slot } from './slots';
+
+/** The paper's metrics (Section 4, Appendix D) and ours (METRICS.md), in table order. */
+export const METRIC_IDS = ['csr', 'tpr', 'cov', 'covAtPass', 'ir', 'irStrict', 'ms', 'msAtPass'] as const;
+export type MetricId = (typeof METRIC_IDS)[number];
+
+export const METRIC_LABELS: Record<MetricId, string> = {
+  csr: 'CSR',
+  tpr: 'TPR',
+  cov: 'Cov',
+  covAtPass: 'Cov@Pass',
+  ir: 'IR',
+  irStrict: 'IR strict',
+  ms: 'MS',
+  msAtPass: 'MS@Pass',
+};
+
+export const METRIC_DESCRIPTIONS: Record<MetricId, string> = {
+  csr: 'compile success, share of all slots',
+  tpr: 'all tests pass (at least one ran), share of all slots',
+  cov: 'focal line coverage, mean over all slots (0 where no data)',
+  covAtPass: 'focal line coverage, mean over passing slots',
+  ir: 'the test calls the focal function, share of all slots',
+  irStrict: 'the call also matches the receiver or module, share of all slots',
+  ms: 'mutation score, mean over all slots (0 where mutation testing did not run)',
+  msAtPass: 'mutation score, mean over passing slots with at least one viable mutant',
+};
+
+/** A point estimate and its bootstrap interval, in percent (the release's scale). */
+export interface Estimate {
+  value: number;
+  low: number;
+  high: number;
+  /** The denominator: all slots, or the passing ones for the @Pass metrics. */
+  n: number;
+}
+
+export type MetricEstimates = Record<MetricId, Estimate | null>;
+
+export interface EstimateOptions extends BootstrapOptions {
+  /** Whether mutation testing ran anywhere in the input; when not, MS is "not run" rather than 0. */
+  mutation: boolean;
+}
+
+function column(slots: readonly Slot[], num: (s: Slot) => number, den: (s: Slot) => number): RatioColumn {
+  return { num: Float64Array.from(slots, num), den: Float64Array.from(slots, den) };
+}
+
+const one = (): number => 1;
+const passing = (s: Slot): number => (s.passed ? 1 : 0);
+const withMutants = (s: Slot): number => (s.passed && s.mutationScore !== null ? 1 : 0);
+
+/** Per-slot numerator and denominator of each metric: every rate divides by N (METRICS.md). */
+export function metricColumns(slots: readonly Slot[]): Record<MetricId, RatioColumn> {
+  return {
+    csr: column(slots, (s) => (s.compiled ? 1 : 0), one),
+    tpr: column(slots, passing, one),
+    cov: column(slots, (s) => s.coverage, one),
+    covAtPass: column(slots, (s) => (s.passed ? s.coverage : 0), passing),
+    ir: column(slots, (s) => (s.invoked ? 1 : 0), one),
+    irStrict: column(slots, (s) => (s.invokedStrict ? 1 : 0), one),
+    ms: column(slots, (s) => s.mutationScore ?? 0, one),
+    msAtPass: column(slots, (s) => (withMutants(s) ? (s.mutationScore as number) : 0), withMutants),
+  };
+}
+
+const round2 = (x: number): number => Math.round(x * 10000) / 100;
+
+/**
+ * Every metric of one group with its percentile interval; `key` names the group so its resamples
+ * are seeded on their own. Null where the metric has no denominator (no passing slot) or where
+ * mutation testing never ran.
+ */
+export function estimateMetrics(slots: readonly Slot[], key: string, opts: EstimateOptions): MetricEstimates {
+  const cols = metricColumns(slots);
+  const ids = METRIC_IDS.filter((m) => opts.mutation || (m !== 'ms' && m !== 'msAtPass'));
+  const intervals = bootstrapRatios(
+    ids.map((m) => cols[m]),
+    { ...opts, seed: seedFor(opts.seed ?? 0, key) },
+  );
+  const out = Object.fromEntries(METRIC_IDS.map((m) => [m, null])) as MetricEstimates;
+  ids.forEach((m, i) => {
+    let num = 0;
+    let den = 0;
+    for (let k = 0; k < slots.length; k++) {
+      num += cols[m].num[k];
+      den += cols[m].den[k];
+    }
+    const ci = intervals[i];
+    if (den > 0 && ci) out[m] = { value: round2(num / den), low: round2(ci.low), high: round2(ci.high), n: den };
+  });
+  return out;
+}

@@ -1,0 +1,123 @@
+import type { ResultRecord } from '../store/results';
+import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
+import { compareRuns, type Comparison } from './compare';
+import type { EstimateOptions } from './metrics';
+import { toSlot, type Slot } from './slots';
+import {
+  failureTable,
+  invocationGapTable,
+  languageTable,
+  modelModeTable,
+  modeTable,
+  repositoryTable,
+  type FailureTable,
+  type InvocationGapTable,
+  type MetricTable,
+} from './tables';
+
+export interface ReportOptions {
+  /** Shown as the report's title and in comparisons. */
+  label?: string;
+  resamples?: number;
+  seed?: number;
+  level?: number;
+}
+
+export interface StatisticsNote {
+  resamples: number;
+  seed: number;
+  level: number;
+  method: string;
+}
+
+/** Everything the renderers (Markdown, HTML, JSON) show, computed once. */
+export interface Report {
+  label: string;
+  statistics: StatisticsNote;
+  totals: {
+    slots: number;
+    tasks: number;
+    passing: number;
+    languages: string[];
+    modes: string[];
+    models: string[];
+    repositories: number;
+    baselineSlots: number;
+    /** Whether any slot carries a mutation result; MS is "not run" otherwise. */
+    mutationRan: boolean;
+  };
+  tables: {
+    languages: MetricTable;
+    modes: MetricTable;
+    /** Only when the input mixes several (model, mode) pairs. */
+    models: MetricTable | null;
+    repositories: MetricTable;
+    failures: FailureTable;
+    invocationGap: InvocationGapTable;
+  };
+}
+
+function statistics(opts: ReportOptions): StatisticsNote {
+  return {
+    resamples: opts.resamples ?? DEFAULT_RESAMPLES,
+    seed: opts.seed ?? DEFAULT_SEED,
+    level: opts.level ?? DEFAULT_LEVEL,
+    method: 'percentile bootstrap, slots resampled with replacement within each group, seeded per group',
+  };
+}
+
+const distinct = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
+
+export function buildReportFromSlots(slots: readonly Slot[], opts: ReportOptions = {}): Report {
+  const stats = statistics(opts);
+  const mutationRan = slots.some((s) => s.mutationRan);
+  const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan };
+  const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
+  return {
+    label: opts.label ?? 'XRepoTest results',
+    statistics: stats,
+    totals: {
+      slots: slots.length,
+      tasks: new Set(slots.map((s) => s.taskId ?? s.languageTaskId)).size,
+      passing: slots.filter((s) => s.passed).length,
+      languages: distinct(slots.map((s) => s.language)),
+      modes: distinct(slots.map((s) => s.mode)),
+      models: distinct(slots.map((s) => s.model)),
+      repositories: new Set(slots.map((s) => `${s.language}/${s.repository}`)).size,
+      baselineSlots: slots.filter((s) => s.baseline).length,
+      mutationRan,
+    },
+    tables: {
+      languages: languageTable(slots, est),
+      modes: modeTable(slots, est),
+      models: modelModes.size > 1 ? modelModeTable(slots, est) : null,
+      repositories: repositoryTable(slots, est),
+      failures: failureTable(slots),
+      invocationGap: invocationGapTable(slots, est),
+    },
+  };
+}
+
+export function buildReport(results: readonly ResultRecord[], opts: ReportOptions = {}): Report {
+  return buildReportFromSlots(results.map(toSlot), opts);
+}
+
+/** Two runs side by side: each run's own report, and the paired test between them. */
+export interface ComparisonReport {
+  comparison: Comparison;
+  runs: [Report, Report];
+}
+
+export function buildComparisonReport(
+  a: { label: string; results: readonly ResultRecord[] },
+  b: { label: string; results: readonly ResultRecord[] },
+  opts: Omit<ReportOptions, 'label'> & { alpha?: number } = {},
+): ComparisonReport {
+  const sa = a.results.map(toSlot);
+  const sb = b.results.map(toSlot);
+  const stats = statistics(opts);
+  return {
+    comparison: compareRuns(sa, sb, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
+    runs: [buildReportFromSlots(sa, { ...opts, label: a.label }), buildReportFromSlots(sb, { ...opts, label: b.label })],
+  };
+}

@@ -1,0 +1,225 @@
+import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
+import { bootstrapRatios, seedFor, type BootstrapOptions } from './bootstrap';
+import { estimateMetrics, type EstimateOptions, type MetricEstimates } from './metrics';
+import { groupBy, type Slot } from './slots';
+
+/** The name of the row that pools every group of a level. */
+export const ALL = 'all';
+
+export type BaselineShare = 'none' | 'some' | 'all';
+
+export interface MetricRow {
+  /** The row's group, one value per `MetricTable.groupBy` field (`all` where pooled). */
+  group: Record<string, string>;
+  slots: number;
+  passing: number;
+  /** Whether the row's slots come from the offline baseline: it is a lower bound, not a model. */
+  baseline: BaselineShare;
+  metrics: MetricEstimates;
+}
+
+export interface MetricTable {
+  id: string;
+  title: string;
+  description: string;
+  groupBy: string[];
+  rows: MetricRow[];
+}
+
+function baselineShare(slots: readonly Slot[]): BaselineShare {
+  const b = slots.filter((s) => s.baseline).length;
+  return b === 0 ? 'none' : b === slots.length ? 'all' : 'some';
+}
+
+function metricRow(slots: readonly Slot[], group: Record<string, string>, opts: EstimateOptions): MetricRow {
+  return {
+    group,
+    slots: slots.length,
+    passing: slots.filter((s) => s.passed).length,
+    baseline: baselineShare(slots),
+    metrics: estimateMetrics(slots, JSON.stringify(group), opts),
+  };
+}
+
+type Field = 'language' | 'mode' | 'model' | 'repository';
+
+/**
+ * Rows for every combination of `fields`, the last field also pooled as `all` when it has several
+ * values within its parent (so each block ends with its own total, as the paper's tables do).
+ */
+function nestedRows(slots: readonly Slot[], fields: readonly Field[], opts: EstimateOptions, parent: Record<string, string> = {}): MetricRow[] {
+  const [field, ...rest] = fields;
+  const groups = groupBy(slots, (s) => s[field]);
+  const rows: MetricRow[] = [];
+  for (const [value, members] of groups) {
+    const group = { ...parent, [field]: value };
+    if (rest.length) rows.push(...nestedRows(members, rest, opts, group));
+    else rows.push(metricRow(members, group, opts));
+  }
+  if (!rest.length && groups.length > 1) rows.push(metricRow(slots, { ...parent, [field]: ALL }, opts));
+  return rows;
+}
+
+export function languageTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+  return {
+    id: 'languages',
+    title: 'Per language',
+    description: 'CSR, TPR, Cov, IR and MS over all slots; Cov@Pass and MS@Pass over passing slots (the paper\'s Table 2 and Table A.4).',
+    groupBy: ['language'],
+    rows: nestedRows(slots, ['language'], opts),
+  };
+}
+
+export function modeTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+  return {
+    id: 'modes',
+    title: 'Per context mode',
+    description: 'Each context mode per language (the paper\'s Table 3).',
+    groupBy: ['mode', 'language'],
+    rows: nestedRows(slots, ['mode', 'language'], opts),
+  };
+}
+
+export function modelModeTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+  return {
+    id: 'models',
+    title: 'Per model and mode',
+    description: 'Each (model, context mode) per language.',
+    groupBy: ['model', 'mode', 'language'],
+    rows: nestedRows(slots, ['model', 'mode', 'language'], opts),
+  };
+}
+
+export function repositoryTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+  return {
+    id: 'repositories',
+    title: 'Per repository',
+    description: 'Each repository (the first segment of file_path), grouped by language.',
+    groupBy: ['language', 'repository'],
+    rows: nestedRows(slots, ['language', 'repository'], opts),
+  };
+}
+
+/** 'none': passed without failure (the paper's "No Error / Pass"); 'unclassified': failed, no rule matched. */
+export type FailureRowId = FailureCategory | 'none' | 'unclassified';
+
+export const FAILURE_ROW_LABELS: Record<FailureRowId, string> = {
+  ...FAILURE_CATEGORY_LABELS,
+  none: 'No Error / Pass',
+  unclassified: 'Unclassified failure',
+};
+
+export interface FailureColumn {
+  group: Record<string, string>;
+  slots: number;
+  baseline: BaselineShare;
+}
+
+export interface FailureTable {
+  id: 'failures';
+  title: string;
+  description: string;
+  columns: FailureColumn[];
+  /** One row per category; `counts[i]` and `shares[i]` (percent of the column's slots) per column. */
+  rows: Array<{ category: FailureRowId; label: string; counts: number[]; shares: number[] }>;
+}
+
+export function failureRowOf(s: Slot): FailureRowId {
+  if (s.failure) return s.failure;
+  return s.passed ? 'none' : 'unclassified';
+}
+
+const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
+
+/** Failure categories as shares of all slots per language, per mode when there are several (the paper's Table 4). */
+export function failureTable(slots: readonly Slot[]): FailureTable {
+  const modes = new Set(slots.map((s) => s.mode));
+  const fields: Field[] = modes.size > 1 ? ['language', 'mode'] : ['language'];
+  const columns: Array<{ group: Record<string, string>; members: readonly Slot[] }> = [];
+  for (const [language, members] of groupBy(slots, (s) => s.language)) {
+    if (fields.length === 2) for (const [mode, m] of groupBy(members, (s) => s.mode)) columns.push({ group: { language, mode }, members: m });
+    else columns.push({ group: { language }, members });
+  }
+  if (columns.length > 1) columns.push({ group: Object.fromEntries(fields.map((f) => [f, ALL])), members: slots });
+  const ids = [...(Object.keys(FAILURE_CATEGORY_LABELS) as FailureCategory[]), 'none', 'unclassified'] as FailureRowId[];
+  const rows = ids
+    .map((category) => {
+      const counts = columns.map((c) => c.members.filter((s) => failureRowOf(s) === category).length);
+      return { category, label: FAILURE_ROW_LABELS[category], counts, shares: counts.map((n, i) => pct(n, columns[i].members.length)) };
+    })
+    // "Unclassified" exists to keep columns summing to 100 %; it is noise when empty.
+    .filter((r) => r.category !== 'unclassified' || r.counts.some((n) => n > 0));
+  return {
+    id: 'failures',
+    title: 'Failure categories',
+    description: 'Share of all slots per failure category (Appendix J.2 decision tree); each column sums to 100% (the paper\'s Table 4).',
+    columns: columns.map((c) => ({ group: c.group, slots: c.members.length, baseline: baselineShare(c.members) })),
+    rows,
+  };
+}
+
+export interface Share {
+  count: number;
+  /** Percent of the row's passing slots, with its bootstrap interval; null when nothing passed. */
+  value: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+export interface InvocationGapRow {
+  language: string;
+  slots: number;
+  passing: number;
+  baseline: BaselineShare;
+  /** Passing slots whose test does not call the focal function: passing without testing it (§5.4). */
+  notInvoked: Share;
+  /** The same with the strict check (receiver or module must match too). */
+  notInvokedStrict: Share;
+}
+
+export interface InvocationGapTable {
+  id: 'invocation-gap';
+  title: string;
+  description: string;
+  rows: InvocationGapRow[];
+}
+
+function gapRow(slots: readonly Slot[], language: string, opts: BootstrapOptions): InvocationGapRow {
+  const passing = Float64Array.from(slots, (s) => (s.passed ? 1 : 0));
+  const missed = Float64Array.from(slots, (s) => (s.passed && !s.invoked ? 1 : 0));
+  const missedStrict = Float64Array.from(slots, (s) => (s.passed && !s.invokedStrict ? 1 : 0));
+  const [ci, ciStrict] = bootstrapRatios(
+    [
+      { num: missed, den: passing },
+      { num: missedStrict, den: passing },
+    ],
+    { ...opts, seed: seedFor(opts.seed ?? 0, `invocation-gap:${language}`) },
+  );
+  const nPass = slots.filter((s) => s.passed).length;
+  const share = (count: number, interval: typeof ci): Share => ({
+    count,
+    value: nPass ? pct(count, nPass) : null,
+    low: interval ? Math.round(interval.low * 10000) / 100 : null,
+    high: interval ? Math.round(interval.high * 10000) / 100 : null,
+  });
+  return {
+    language,
+    slots: slots.length,
+    passing: nPass,
+    baseline: baselineShare(slots),
+    notInvoked: share(slots.filter((s) => s.passed && !s.invoked).length, ci),
+    notInvokedStrict: share(slots.filter((s) => s.passed && !s.invokedStrict).length, ciStrict),
+  };
+}
+
+export function invocationGapTable(slots: readonly Slot[], opts: BootstrapOptions): InvocationGapTable {
+  const groups = groupBy(slots, (s) => s.language);
+  const rows = groups.map(([language, members]) => gapRow(members, language, opts));
+  if (groups.length > 1) rows.push(gapRow(slots, ALL, opts));
+  return {
+    id: 'invocation-gap',
+    title: 'IR vs TPR disagreement',
+    description: 'Passing slots whose test never calls the focal function, as a share of passing slots (the paper\'s §5.4): they pass without testing it.',
+    rows,
+  };
+}

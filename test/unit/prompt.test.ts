@@ -1,0 +1,262 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { rankBm25 } from '../../src/engine/context/bm25';
+import { openAiCompatibleEmbedder, rankDense } from '../../src/engine/context/dense';
+import { fileContext } from '../../src/engine/context/file';
+import type { LspContext } from '../../src/engine/context/types';
+import { buildWindows } from '../../src/engine/context/windows';
+import { extractRepository } from '../../src/engine/extract/extract';
+import type { ContextMode } from '../../src/engine/generate/types';
+import type { LanguageId } from '../../src/engine/parse/grammars';
+import { gatherContext } from '../../src/engine/prompt/context';
+import { buildPrompt, MissingContextError, PHP_AUTOLOAD_LINE, renderLspBlock, systemPromptFor, userPromptFor } from '../../src/engine/prompt/templates';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { fixture, REPO_ROOT } from '../helpers/paths';
+
+/**
+ * Golden prompts: test/data/golden/prompts/<lang>-<mode>.txt hold `system + "\n---\n" + user` for one
+ * fixture task per language. After a deliberate change to the prompts, rewrite them with
+ *   UPDATE_GOLDEN=1 npx mocha --no-config --timeout 120000 out/test/unit/prompt.test.js
+ * and read the diff before committing it.
+ */
+const GOLDEN_DIR = path.join(REPO_ROOT, 'test', 'data', 'golden', 'prompts');
+const UPDATE = process.env.UPDATE_GOLDEN === '1';
+
+/** One kept task per fixture language (a function in a file with a Rust test module, methods in classes…). */
+const CASES: Array<{ lang: LanguageId; dir: string; fn: string }> = [
+  { lang: 'rust', dir: 'geometry-rs', fn: 'classify_triangle' },
+  { lang: 'go', dir: 'inventory-go', fn: 'Restock' },
+  { lang: 'php', dir: 'textkit-php', fn: 'slugify' },
+  { lang: 'ruby', dir: 'bookshelf-rb', fn: 'search' },
+  { lang: 'julia', dir: 'MiniStats.jl', fn: 'trimmed_mean' },
+];
+
+/** Fixed LSP context per language, as the LSP builder would hand it over (with one duplicate each). */
+const LSP: Record<LanguageId, LspContext> = {
+  rust: {
+    argumentDefinitions: [],
+    calleeDefinitions: ['pub enum TriangleKind {\n    Invalid,\n    Degenerate,\n    Equilateral,\n    RightIsosceles,\n    Isosceles,\n    Right,\n    Scalene,\n}'],
+    conditionReferences: ['pub fn is_finite(self) -> bool', 'pub enum TriangleKind {\n    Invalid,\n    Degenerate,\n    Equilateral,\n    RightIsosceles,\n    Isosceles,\n    Right,\n    Scalene,\n}'],
+  },
+  go: {
+    argumentDefinitions: ['type Inventory struct {\n\titems map[string]*Item\n\tlog   []string\n}'],
+    calleeDefinitions: ['func Errorf(format string, a ...any) error', 'func Sprintf(format string, a ...any) string'],
+    conditionReferences: [
+      'var ErrInvalidQuantity = errors.New("inventory: invalid quantity")',
+      'type Item struct {\n\tSKU      string\n\tName     string\n\tQuantity int\n\tReorder  int\n\tCapacity int\n\tExpires  int\n}',
+      'type Inventory struct {\n\titems map[string]*Item\n\tlog   []string\n}',
+    ],
+  },
+  php: {
+    argumentDefinitions: [],
+    calleeDefinitions: ['abstract class AbstractTransformer implements Transformer\n{\n    protected function transliterate(string $text): string\n}'],
+    conditionReferences: ['private int $maxLength;', 'private string $separator;', 'private int $maxLength;'],
+  },
+  ruby: {
+    argumentDefinitions: [],
+    calleeDefinitions: ['def tokens(text)\n  text.to_s.downcase.scan(/[a-z0-9]+/)\nend', 'def available?\n  copies.positive?\nend'],
+    conditionReferences: ['def available?\n  copies.positive?\nend'],
+  },
+  julia: {
+    argumentDefinitions: [],
+    calleeDefinitions: ['function cut_count(len, f)\n    cut = floor(Int, len * f)\n    return cut\nend'],
+    conditionReferences: ['fraction::Real', 'fraction::Real'],
+  },
+};
+
+/** An OpenAI-compatible /v1/embeddings server on 127.0.0.1: hashed bag of words, 64 dimensions. */
+async function startEmbeddingServer(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
+  const embed = (text: string): number[] => {
+    const v = new Array<number>(64).fill(0);
+    for (const token of text.split(/\s+/).filter(Boolean)) {
+      let h = 0x811c9dc5;
+      for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193) >>> 0;
+      v[h % 64] += 1;
+    }
+    return v;
+  };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const { input } = JSON.parse(body) as { input: string[] };
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ object: 'list', data: input.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) })) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+async function fixtureTask(lang: LanguageId, dir: string, fn: string): Promise<TaskRecord> {
+  const { tasks } = await extractRepository(fixture(dir), { languages: [lang], repository: { name: dir, url: 'fixture', commit: null } });
+  const task = tasks.find((t) => t.function_name === fn);
+  assert.ok(task, `${fn} is a kept task of ${dir}`);
+  return task;
+}
+
+function checkGolden(name: string, actual: string): void {
+  const file = path.join(GOLDEN_DIR, `${name}.txt`);
+  if (UPDATE) {
+    fs.mkdirSync(GOLDEN_DIR, { recursive: true });
+    fs.writeFileSync(file, actual);
+    return;
+  }
+  assert.ok(fs.existsSync(file), `${file} is missing: run with UPDATE_GOLDEN=1 once`);
+  assert.equal(actual, fs.readFileSync(file, 'utf8'), `${name} differs from its golden file`);
+}
+
+describe('prompts (golden files)', () => {
+  let server: Awaited<ReturnType<typeof startEmbeddingServer>>;
+  before(async () => {
+    server = await startEmbeddingServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  for (const { lang, dir, fn } of CASES) {
+    describe(`${lang}: ${fn} (${dir})`, () => {
+      let task: TaskRecord;
+      before(async () => {
+        task = await fixtureTask(lang, dir, fn);
+      });
+
+      const contextFor = async (mode: ContextMode) => {
+        switch (mode) {
+          case 'standard':
+            return {};
+          case 'file':
+            return { file: await fileContext(task, lang) };
+          case 'lsp':
+            return { lsp: LSP[lang] };
+          case 'bm25':
+            return { windows: rankBm25(task.focal_code, await buildWindows(fixture(dir), task, lang)) };
+          case 'dense': {
+            const embedder = openAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'hashed-bow' });
+            return { windows: await rankDense(task.focal_code, await buildWindows(fixture(dir), task, lang), embedder, 10) };
+          }
+        }
+      };
+
+      for (const mode of ['standard', 'file', 'bm25', 'lsp', 'dense'] as const) {
+        it(`${mode} matches ${lang}-${mode}.txt`, async () => {
+          const prompt = buildPrompt(task, lang, mode, await contextFor(mode));
+          assert.equal(prompt.mode, mode);
+          assert.equal(prompt.language, lang);
+          checkGolden(`${lang}-${mode}`, `${prompt.system}\n---\n${prompt.user}`);
+        });
+      }
+
+      it('gatherContext gives the same prompts as the pieces used above', async () => {
+        const embedder = openAiCompatibleEmbedder({ baseUrl: server.baseUrl, model: 'hashed-bow' });
+        const request = { task, language: lang, repoDir: fixture(dir) };
+        for (const mode of ['standard', 'file', 'bm25', 'dense'] as const) {
+          const gathered = buildPrompt(task, lang, mode, await gatherContext(request, mode, { embedder }));
+          const direct = buildPrompt(task, lang, mode, await contextFor(mode));
+          assert.equal(gathered.user, direct.user, mode);
+        }
+        const lsp = await gatherContext(request, 'lsp', { lsp: async () => LSP[lang] });
+        assert.equal(buildPrompt(task, lang, 'lsp', lsp).user, buildPrompt(task, lang, 'lsp', { lsp: LSP[lang] }).user);
+      });
+    });
+  }
+});
+
+describe('prompt structure', () => {
+  let tasks: Map<string, TaskRecord>;
+  before(async () => {
+    tasks = new Map();
+    for (const { lang, dir } of CASES) {
+      const { tasks: all } = await extractRepository(fixture(dir), { languages: [lang], repository: { name: dir, url: 'fixture', commit: null } });
+      for (const t of all) tasks.set(`${lang}:${t.function_name}`, t);
+    }
+  });
+  const get = (key: string): TaskRecord => {
+    const t = tasks.get(key);
+    assert.ok(t, key);
+    return t;
+  };
+
+  it('every system prompt has the persona, "Cover normal cases…", the fence rule, an example in its fence, and the closing line', () => {
+    const fences: Record<LanguageId, string> = { rust: 'rust', go: 'go', php: 'php', ruby: 'ruby', julia: 'julia' };
+    const names: Record<LanguageId, string> = { rust: 'Rust', go: 'Go', php: 'PHP', ruby: 'Ruby', julia: 'Julia' };
+    for (const lang of Object.keys(fences) as LanguageId[]) {
+      const s = systemPromptFor(lang);
+      assert.ok(s.startsWith(`You are an expert ${names[lang]} developer specializing in test-driven development (TDD) and writing high-quality unit tests.`), lang);
+      assert.ok(s.includes('Cover normal cases, edge cases, and error cases'), lang);
+      assert.ok(s.includes('Always wrap your test code in triple backticks with the language identifier'), lang);
+      assert.ok(s.includes('```' + fences[lang] + '\n'), `${lang}: example fenced as ${fences[lang]}`);
+      assert.ok(s.endsWith('Generate comprehensive tests tailored to the specific code provided.'), lang);
+    }
+  });
+
+  it('wraps a method in its class signature, dedented then indented by four spaces', () => {
+    const task = get('rust:relation');
+    const user = userPromptFor(task, 'rust');
+    const firstLine = task.focal_code.split('\n')[0].trim();
+    assert.ok(user.includes('```rust\n' + `${task.metadata.class_signature} {\n    ${firstLine}\n`), user);
+    assert.ok(user.includes('\n}\n```\n'), 'the wrapper closes before the fence');
+    const php = userPromptFor(get('php:slugify'), 'php');
+    assert.ok(php.includes('```php\nfinal class Slugger extends AbstractTransformer implements Transformer {\n    public function slugify('), php);
+  });
+
+  it('does not wrap functions without a class, nor Go methods (the receiver is in the header)', () => {
+    const fn = get('rust:classify_triangle');
+    assert.ok(userPromptFor(fn, 'rust').includes('```rust\n' + fn.focal_code + '\n```'));
+    const method = get('go:Restock');
+    assert.notEqual(method.metadata.class_signature, '');
+    assert.ok(userPromptFor(method, 'go').includes('```go\n' + method.focal_code + '\n```'));
+  });
+
+  it('names the Go package and the test function with an upper-cased first letter', () => {
+    const task = { ...get('go:Restock'), function_name: 'restock' };
+    const user = userPromptFor(task, 'go');
+    assert.ok(user.includes(`- Package name: ${task.metadata.package}\n`));
+    assert.ok(user.includes('- Test function name: `func TestRestock(t *testing.T)`'));
+  });
+
+  it('gives PHP one autoload path, in the system and the user prompt alike', () => {
+    const user = userPromptFor(get('php:slugify'), 'php');
+    assert.ok(user.includes(`- Namespace: ${get('php:slugify').metadata.namespace}\n`));
+    for (const text of [systemPromptFor('php'), user]) {
+      const paths = text.match(/require_once[^;\n]*autoload\.php'?;/g) ?? [];
+      assert.ok(paths.length > 0);
+      assert.deepEqual([...new Set(paths)], [PHP_AUTOLOAD_LINE]);
+    }
+  });
+
+  it('puts the file block in front of the user prompt, with the Rust test module stripped', async () => {
+    const task = get('rust:classify_triangle');
+    assert.ok(task.file_content.includes('#[cfg(test)]'), 'the fixture file has a test module');
+    const prompt = buildPrompt(task, 'rust', 'file', { file: await fileContext(task, 'rust') });
+    assert.ok(prompt.user.startsWith(`\n#CURRENT FILE: ${task.file_path}\n`));
+    assert.ok(prompt.user.includes('\n#ENDFILE\nGenerate unit tests for this Rust function from'));
+    assert.ok(!prompt.user.includes('#[cfg(test)]'));
+    assert.ok(!prompt.user.includes('fn classifies_every_kind'));
+    assert.ok(prompt.user.includes('pub fn triangle_perimeter'), 'the code after the focal function stays');
+  });
+
+  it('renders no LSP block for an empty context, and each snippet once', () => {
+    assert.equal(renderLspBlock({ argumentDefinitions: [], calleeDefinitions: [], conditionReferences: [] }), '');
+    const block = renderLspBlock(LSP.go);
+    assert.equal(block.split('type Inventory struct').length - 1, 1);
+    assert.ok(block.startsWith('#LSP_CONTEXT\n#ARGUMENT_DEFINITIONS\n'));
+    assert.ok(block.endsWith('#END_CONDITION_REFERENCES\n#END_LSP_CONTEXT\n'));
+    const order = ['#ARGUMENT_DEFINITIONS', '#END_OF_DEFINITIONS', '#CALLEE_DEFINITIONS', '#END_CALLEE_DEFINITIONS', '#CONDITION_REFERENCES', '#END_CONDITION_REFERENCES'];
+    const at = order.map((m) => block.indexOf(`${m}\n`));
+    assert.deepEqual([...at].sort((a, b) => a - b), at, 'markers in order');
+    assert.ok(at.every((i) => i >= 0));
+  });
+
+  it('refuses a mode whose context is missing, naming it', () => {
+    const task = get('ruby:search');
+    assert.throws(() => buildPrompt(task, 'ruby', 'file', {}), MissingContextError);
+    assert.throws(() => buildPrompt(task, 'ruby', 'bm25', {}), /needs retrieved windows/);
+    assert.throws(() => buildPrompt(task, 'ruby', 'lsp', {}), /needs an LSP context/);
+  });
+});

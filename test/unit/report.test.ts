@@ -1,0 +1,592 @@
+/// <reference lib="dom" />
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { registerReportCommand, runReport } from '../../src/cli/report-command';
+import { bootstrapRatios, createRng, quantileSorted, DEFAULT_RESAMPLES } from '../../src/engine/report/bootstrap';
+import { compareRuns, holm, mcnemar } from '../../src/engine/report/compare';
+import { comparisonHtml, reportHtml } from '../../src/engine/report/html';
+import { loadResults } from '../../src/engine/report/load';
+import { reportMarkdown } from '../../src/engine/report/markdown';
+import { estimateMetrics } from '../../src/engine/report/metrics';
+import { buildComparisonReport, buildReport, buildReportFromSlots } from '../../src/engine/report/report';
+import { toSlot, type MutationOutcome } from '../../src/engine/report/slots';
+import { ALL } from '../../src/engine/report/tables';
+import type { FailureCategory } from '../../src/engine/score/types';
+import type { ResultRecord } from '../../src/engine/store/results';
+import { REPO_ROOT } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+interface SlotSpec {
+  language?: string;
+  repo?: string;
+  task?: number;
+  id?: string | null;
+  sample?: number;
+  round?: number;
+  mode?: string | null;
+  model?: string | null;
+  provider?: string | null;
+  baseline?: boolean;
+  compiled?: boolean;
+  passed?: boolean;
+  /** covered / total focal lines */
+  cov?: [number, number];
+  invoked?: boolean;
+  strict?: boolean;
+  failure?: FailureCategory | null;
+  mutation?: MutationOutcome | null;
+}
+
+/** A result record in the shape `xrepotest run` writes, with only what the reports read filled in. */
+function result(s: SlotSpec): ResultRecord {
+  const language = s.language ?? 'go';
+  const passed = s.passed ?? false;
+  const compiled = s.compiled ?? passed;
+  const [covered, total] = s.cov ?? [0, 0];
+  const r = {
+    task_id: s.task ?? 0,
+    ...(s.id === null ? {} : { id: s.id ?? `${language}-${s.task ?? 0}` }),
+    function_name: 'f',
+    file_path: `${s.repo ?? `${language}-repo`}/src/f`,
+    focal_code: '',
+    file_content: '',
+    language,
+    function_component: { name: 'f', signature: 'f', start_line: 1, end_line: 30 },
+    metadata: { class_name: '', class_signature: '' },
+    test: [''],
+    logs: [''],
+    checks: [{ compilation: compiled, tests: passed, coverage: covered > 0, invocation: s.invoked ?? passed }],
+    coverage_stats: [{ covered_lines: covered, total_lines: total, coverage: total ? (covered / total) * 100 : 0, covered_line_numbers: [], executable_line_numbers: [] }],
+    xrt: {
+      sample: s.sample ?? 0,
+      round: s.round ?? 0,
+      mode: s.mode === undefined ? 'standard' : s.mode,
+      provider: s.provider === undefined ? 'anthropic' : s.provider,
+      model: s.model === undefined ? 'model-x' : s.model,
+      baseline: s.baseline ?? false,
+      test_hash: 'h',
+      language,
+      invocation_strict: s.strict ?? s.invoked ?? passed,
+      failure_category: s.failure === undefined ? (passed ? null : compiled ? 'logic-assertion' : 'syntactic-compilation') : s.failure,
+      ...(s.mutation === undefined ? {} : { mutation: s.mutation }),
+    },
+  };
+  return r as unknown as ResultRecord;
+}
+
+const mutation = (killed: number, viable: number): MutationOutcome => ({
+  mutants: viable + 1,
+  viable,
+  killed,
+  survived: viable - killed,
+  timed_out: 0,
+  unviable: 1,
+  score: viable ? killed / viable : 0,
+});
+
+/** n slots of which the first `pass` pass (task ids from `start`). */
+function run(language: string, n: number, pass: number, extra: SlotSpec = {}, start = 0): ResultRecord[] {
+  return Array.from({ length: n }, (_, i) => result({ language, task: start + i, passed: i < pass, cov: i < pass ? [3, 4] : [0, 4], ...extra }));
+}
+
+const approx = (a: number, b: number, eps = 1e-9): void => assert.ok(Math.abs(a - b) <= eps * Math.max(1, Math.abs(b)), `${a} ≈ ${b}`);
+
+describe('report: bootstrap intervals', () => {
+  it('a fixed seed gives the same interval, and another seed (almost surely) another one', () => {
+    // Coverage-like fractions: a binary column's quantiles fall on few values, so two seeds could agree.
+    const num = Float64Array.from({ length: 60 }, (_, i) => (i * 0.37) % 1);
+    const den = new Float64Array(60).fill(1);
+    const a = bootstrapRatios([{ num, den }], { seed: 7 })[0];
+    const b = bootstrapRatios([{ num, den }], { seed: 7 })[0];
+    const c = bootstrapRatios([{ num, den }], { seed: 8 })[0];
+    assert.deepEqual(a, b);
+    assert.notDeepEqual(a, c);
+    // The same generator sequence for the same seed, and numbers in [0, 1).
+    const r1 = createRng(42);
+    const r2 = createRng(42);
+    for (let i = 0; i < 100; i++) {
+      const x = r1();
+      assert.equal(x, r2());
+      assert.ok(x >= 0 && x < 1);
+    }
+  });
+
+  it('contains the point estimate and narrows with more data', () => {
+    const small = estimateMetrics(run('go', 40, 12).map(toSlot), 'k', { mutation: false }).tpr!;
+    const large = estimateMetrics(run('go', 400, 120).map(toSlot), 'k', { mutation: false }).tpr!;
+    for (const e of [small, large]) {
+      assert.equal(e.value, 30);
+      assert.ok(e.low <= e.value && e.value <= e.high, JSON.stringify(e));
+      assert.ok(e.low < e.high);
+    }
+    assert.ok(large.high - large.low < (small.high - small.low) / 2, `${JSON.stringify(large)} vs ${JSON.stringify(small)}`);
+    // A binomial proportion's 95% interval is about ±1.96·sqrt(p(1−p)/n): ±4.5 points at n = 400.
+    assert.ok(Math.abs((large.high - large.low) / 2 - 1.96 * Math.sqrt((0.3 * 0.7) / 400) * 100) < 1, JSON.stringify(large));
+  });
+
+  it('uses 10,000 resamples by default (METRICS.md) and degenerate data gives a zero-width interval', () => {
+    assert.equal(DEFAULT_RESAMPLES, 10_000);
+    assert.equal(buildReport(run('go', 5, 1)).statistics.resamples, 10_000);
+    const all = estimateMetrics(run('go', 10, 10).map(toSlot), 'k', { mutation: false });
+    assert.deepEqual([all.tpr!.low, all.tpr!.value, all.tpr!.high], [100, 100, 100]);
+    const none = estimateMetrics(run('go', 10, 0).map(toSlot), 'k', { mutation: false });
+    assert.deepEqual([none.tpr!.low, none.tpr!.high], [0, 0]);
+    assert.equal(none.covAtPass, null, 'no passing slot: Cov@Pass has no denominator');
+  });
+
+  it('interpolates quantiles between order statistics', () => {
+    assert.equal(quantileSorted([0, 10], 0.5), 5);
+    assert.equal(quantileSorted([1, 2, 3, 4, 5], 0.25), 2);
+    assert.ok(Number.isNaN(quantileSorted([], 0.5)));
+  });
+});
+
+describe('report: tables', () => {
+  const results = [
+    // go: 10 slots, 4 pass; 2 do not compile; coverage 3/4 on passing, 1/4 on two failing ones.
+    ...Array.from({ length: 10 }, (_, i) =>
+      result({
+        language: 'go',
+        repo: i < 6 ? 'alpha' : 'beta',
+        task: i,
+        passed: i < 4,
+        compiled: i < 8,
+        cov: i < 4 ? [3, 4] : i < 6 ? [1, 4] : [0, 4],
+        invoked: i !== 3 && i < 8,
+        strict: i < 2,
+        mutation: i < 4 ? mutation(i, 4) : null,
+      }),
+    ),
+    // php: 4 slots, 1 pass, one failure left unclassified.
+    result({ language: 'php', task: 0, passed: true, cov: [2, 2] }),
+    result({ language: 'php', task: 1, compiled: true, failure: 'api-hallucination', cov: [1, 2] }),
+    result({ language: 'php', task: 2, compiled: true, failure: null }),
+    result({ language: 'php', task: 3, compiled: false, failure: 'syntactic-compilation', cov: [0, 0] }),
+  ];
+  const report = buildReport(results, { resamples: 500 });
+
+  it('divides every rate by all slots, and the @Pass metrics by passing slots', () => {
+    const go = report.tables.languages.rows.find((r) => r.group.language === 'go')!;
+    assert.equal(go.slots, 10);
+    assert.equal(go.passing, 4);
+    assert.equal(go.metrics.csr!.value, 80);
+    assert.equal(go.metrics.tpr!.value, 40);
+    // (4·0.75 + 2·0.25) / 10
+    assert.equal(go.metrics.cov!.value, 35);
+    assert.equal(go.metrics.covAtPass!.value, 75);
+    assert.equal(go.metrics.covAtPass!.n, 4);
+    assert.equal(go.metrics.ir!.value, 70);
+    assert.equal(go.metrics.irStrict!.value, 20);
+    // MS: (0 + 1/4 + 2/4 + 3/4) / 10 with no-run slots as 0; MS@Pass over the 4 passing slots.
+    assert.equal(go.metrics.ms!.value, 15);
+    assert.equal(go.metrics.msAtPass!.value, 37.5);
+    const all = report.tables.languages.rows.find((r) => r.group.language === ALL)!;
+    assert.equal(all.slots, 14);
+    assert.equal(all.metrics.tpr!.value, Math.round((5 / 14) * 10000) / 100);
+    for (const r of report.tables.languages.rows) {
+      for (const e of Object.values(r.metrics)) if (e) assert.ok(e.low <= e.value && e.value <= e.high, `${r.group.language}: ${JSON.stringify(e)}`);
+    }
+  });
+
+  it('shows MS as not run when no slot has a mutation result', () => {
+    const r = buildReport(run('go', 6, 3), { resamples: 200 });
+    assert.equal(r.totals.mutationRan, false);
+    assert.equal(r.tables.languages.rows[0].metrics.ms, null);
+    assert.doesNotMatch(reportMarkdown(r), /\| MS \|/);
+    assert.match(reportMarkdown(r), /mutation testing did not run/);
+  });
+
+  it('breaks results down by repository, mode, and (model, mode) only when there are several', () => {
+    const repos = report.tables.repositories.rows.filter((r) => r.group.language === 'go');
+    assert.deepEqual(repos.map((r) => [r.group.repository, r.slots]), [['alpha', 6], ['beta', 4], [ALL, 10]]);
+    assert.deepEqual(report.tables.modes.rows.map((r) => [r.group.mode, r.group.language]), [['standard', 'go'], ['standard', 'php'], ['standard', ALL]]);
+    assert.equal(report.tables.models, null);
+    const mixed = buildReport([...run('go', 4, 2), ...run('go', 4, 3, { mode: 'file' }), ...run('go', 4, 1, { model: null, provider: null, baseline: true })], { resamples: 200 });
+    const models = mixed.tables.models!;
+    assert.deepEqual(models.groupBy, ['model', 'mode', 'language']);
+    assert.deepEqual(
+      models.rows.map((r) => [r.group.model, r.group.mode, r.slots, r.metrics.tpr!.value, r.baseline]),
+      [
+        ['baseline', 'standard', 4, 25, 'all'],
+        ['model-x', 'file', 4, 75, 'none'],
+        ['model-x', 'standard', 4, 50, 'none'],
+      ],
+    );
+    assert.deepEqual(mixed.tables.modes.rows.map((r) => [r.group.mode, r.slots, r.baseline]), [['file', 4, 'none'], ['standard', 8, 'some']]);
+  });
+
+  it('gives failure categories as shares of all slots, each column summing to 100', () => {
+    const f = report.tables.failures;
+    assert.deepEqual(f.columns.map((c) => [c.group.language, c.slots]), [['go', 10], ['php', 4], [ALL, 14]]);
+    f.columns.forEach((_, i) => approx(f.rows.reduce((a, r) => a + r.shares[i], 0), 100, 1e-3));
+    const row = (cat: string) => f.rows.find((r) => r.category === cat)!;
+    assert.deepEqual(row('none').counts, [4, 1, 5]);
+    assert.deepEqual(row('syntactic-compilation').counts, [2, 1, 3]);
+    assert.deepEqual(row('logic-assertion').counts, [4, 0, 4]);
+    assert.deepEqual(row('unclassified').counts, [0, 1, 1], 'a failing slot without a category is kept visible');
+    assert.equal(row('api-hallucination').shares[1], 25);
+  });
+
+  it('reports passing slots that never call the focal function (IR vs TPR)', () => {
+    const go = report.tables.invocationGap.rows.find((r) => r.language === 'go')!;
+    assert.equal(go.passing, 4);
+    assert.equal(go.notInvoked.count, 1);
+    assert.equal(go.notInvoked.value, 25);
+    assert.equal(go.notInvokedStrict.count, 2);
+    assert.ok(go.notInvoked.low! <= 25 && go.notInvoked.high! >= 25);
+    const php = report.tables.invocationGap.rows.find((r) => r.language === 'php')!;
+    assert.equal(php.notInvoked.value, 0);
+  });
+
+  it('labels the offline baseline as a lower bound wherever it appears', () => {
+    const r = buildReport([...run('go', 4, 2, { baseline: true, model: null }), ...run('php', 4, 1)], { resamples: 200 });
+    assert.equal(r.totals.baselineSlots, 4);
+    assert.equal(r.tables.languages.rows.find((x) => x.group.language === 'go')!.baseline, 'all');
+    assert.equal(r.tables.languages.rows.find((x) => x.group.language === ALL)!.baseline, 'some');
+    const md = reportMarkdown(r);
+    assert.match(md, /4 of 8 slots come from the offline baseline provider: a lower bound/);
+    assert.match(md, /^\| go † \| 4 \|/m);
+    assert.match(reportHtml(r), /id="baseline-notice"/);
+  });
+});
+
+describe("report: McNemar's test and Holm-Bonferroni", () => {
+  // Expected values from statsmodels 0.15 / scipy 1.17:
+  //   mcnemar([[0,b],[c,0]], exact=(b+c<25), correction=True).pvalue
+  //   multipletests([...], method='holm')
+  it('uses the exact binomial test below 25 discordant pairs', () => {
+    const r = mcnemar(3, 12);
+    assert.equal(r.method, 'exact-binomial');
+    assert.equal(r.statistic, 3);
+    approx(r.p, 0.03515625);
+    approx(mcnemar(0, 7).p, 0.015625);
+    assert.equal(mcnemar(5, 5).p, 1);
+    // 24 discordant pairs is still exact: 2·P(X ≤ 6), X ~ B(24, ½); scipy binomtest(6, 24, 0.5).pvalue.
+    assert.equal(mcnemar(6, 18).method, 'exact-binomial');
+    approx(mcnemar(6, 18).p, 0.022655844688415527);
+  });
+
+  it('uses chi-square with continuity correction from 25 discordant pairs on, keeping tiny p-values', () => {
+    const r = mcnemar(10, 30);
+    assert.equal(r.method, 'chi-square-cc');
+    approx(r.statistic!, 9.025);
+    approx(r.p, 0.002663119259138558, 1e-7);
+    approx(mcnemar(42, 6).p, 4.3763180221643244e-07, 1e-7);
+    approx(mcnemar(20, 13).p, 0.2962698714842834, 1e-7);
+    // (|200 − 10| − 1)² / 210 = 170.1; 1 − CDF would round this to 0.
+    approx(mcnemar(200, 10).p, 7.03599507762493e-39, 1e-6);
+  });
+
+  it('has p = 1 without discordant pairs', () => {
+    assert.deepEqual(mcnemar(0, 0), { onlyA: 0, onlyB: 0, method: 'none', statistic: null, p: 1 });
+  });
+
+  it('adjusts a family with Holm-Bonferroni, keeping the input order', () => {
+    const p = [0.03515625, 0.002663119259138558, 4.3763180221643244e-07, 0.2962698714842834, 1.0];
+    const expected = [0.10546875, 0.010652477036554232, 2.1881590110821623e-06, 0.5925397429685668, 1.0];
+    holm(p).forEach((x, i) => approx(x, expected[i], 1e-9));
+    assert.deepEqual(holm([]), []);
+    assert.deepEqual(holm([0.5]), [0.5]);
+  });
+
+  it('pairs two runs by task, sample and round and tests each language and the total', () => {
+    // go: A passes tasks 0-2 and 10-12, B passes 3-17: onlyA = 3 (0-2), onlyB = 12 (3-9, 13-17), both = 3 (exact).
+    const goA = Array.from({ length: 20 }, (_, i) => result({ language: 'go', task: i, passed: i < 3 || (i >= 10 && i < 13) }));
+    const goB = Array.from({ length: 20 }, (_, i) => result({ language: 'go', task: i, passed: i >= 3 && i < 18 }));
+    // php: 40 pairs; A passes 0-9, B passes 10-39: onlyA = 10, onlyB = 30 (chi-square).
+    const phpA = Array.from({ length: 40 }, (_, i) => result({ language: 'php', task: i, passed: i < 10 }));
+    const phpB = Array.from({ length: 40 }, (_, i) => result({ language: 'php', task: i, passed: i >= 10 }));
+    // An unpaired slot on each side, and a repeated key in B.
+    const extraA = result({ language: 'php', task: 99 });
+    const extraB = [result({ language: 'go', task: 0, sample: 1 }), result({ language: 'go', task: 5, passed: true })];
+    const c = compareRuns([...goA, ...phpA, extraA].map(toSlot), [...goB, ...phpB, ...extraB].map(toSlot), { resamples: 500, labelA: 'a', labelB: 'b' });
+    assert.equal(c.pairedBy, 'id');
+    assert.equal(c.unpairedA, 1);
+    assert.equal(c.unpairedB, 1);
+    assert.equal(c.duplicatesB, 1);
+    const row = (l: string) => c.rows.find((r) => r.language === l)!;
+    assert.deepEqual([row('go').pairs, row('go').test.onlyA, row('go').test.onlyB, row('go').bothPass], [20, 3, 12, 3]);
+    approx(row('go').test.p, 0.03515625);
+    assert.equal(row('go').tprA, 30);
+    assert.equal(row('go').tprB, 75);
+    assert.equal(row('go').delta.value, 45);
+    assert.ok(row('go').delta.low <= 45 && row('go').delta.high >= 45);
+    approx(row('php').test.p, 0.002663119259138558, 1e-7);
+    // all: onlyA = 13, onlyB = 42 -> chi2 = (|13 − 42| − 1)² / 55.
+    approx(row(ALL).test.statistic!, 784 / 55);
+    // Holm over the three tests, computed by hand from the raw p-values.
+    const raw = c.rows.map((r) => r.test.p);
+    const sorted = [...raw].sort((x, y) => x - y);
+    const byHand = [3 * sorted[0], Math.max(3 * sorted[0], 2 * sorted[1]), Math.max(3 * sorted[0], 2 * sorted[1], sorted[2])].map((x) => Math.min(1, x));
+    c.rows.forEach((r) => approx(r.pHolm, byHand[sorted.indexOf(r.test.p)]));
+    // statsmodels multipletests([go, php, all], method='holm'): the largest p stays as it is.
+    approx(row('go').pHolm, 0.03515625, 1e-9);
+    approx(row('php').pHolm, 0.005326238518277116, 1e-6);
+    approx(row(ALL).pHolm, 0.000479024114820772, 1e-6);
+    assert.ok(c.rows.every((r) => r.significant));
+  });
+
+  it('pairs by language and task_id when records have no stable id', () => {
+    const a = [result({ language: 'go', task: 0, id: null, passed: true }), result({ language: 'php', task: 0, id: null })];
+    const b = [result({ language: 'go', task: 0, id: null }), result({ language: 'php', task: 0, id: null, passed: true })];
+    const c = compareRuns(a.map(toSlot), b.map(toSlot), { resamples: 100 });
+    assert.equal(c.pairedBy, 'language+task_id');
+    assert.deepEqual(c.rows.map((r) => [r.language, r.pairs, r.test.onlyA, r.test.onlyB]), [['go', 1, 1, 0], ['php', 1, 0, 1], [ALL, 2, 1, 1]]);
+  });
+});
+
+describe('report: JSON, Markdown and the command', () => {
+  let dir: string;
+  before(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-report-'))));
+  after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+  const write = (file: string, records: ResultRecord[]): string => {
+    const p = path.join(dir, file);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, records.map((r) => JSON.stringify(r)).join('\n') + '\n');
+    return p;
+  };
+
+  async function cli(args: string[]): Promise<number> {
+    const program = new Command('xrepotest').exitOverride();
+    registerReportCommand(program);
+    process.exitCode = 0;
+    await program.parseAsync(['node', 'xrepotest', 'report', ...args]);
+    const code = Number(process.exitCode ?? 0);
+    process.exitCode = 0;
+    return code;
+  }
+
+  it('keeps the release summary.json keys and adds the report beside them', async () => {
+    const file = write('run.jsonl', [...run('go', 6, 3), ...run('php', 4, 1)]);
+    const out = path.join(dir, 'report.json');
+    assert.equal(await cli([file, '--format', 'json', '--out', out, '--resamples', '300']), 0);
+    const json = JSON.parse(fs.readFileSync(out, 'utf8'));
+    for (const k of ['total_samples', 'compiled_rate', 'test_pass_rate', 'line_coverage', 'invocation_rate', 'coverage_at_pass', 'strict_invocation_rate', 'failure_categories', 'languages']) assert.ok(k in json, k);
+    assert.equal(json.total_samples, 10);
+    assert.equal(json.test_pass_rate, 40);
+    assert.equal(json.languages.go.test_pass_rate, 50);
+    assert.equal(json.schema, 'xrepotest-report/1');
+    assert.deepEqual(Object.keys(json.report.tables).sort(), ['failures', 'invocationGap', 'languages', 'models', 'modes', 'repositories']);
+    assert.equal(json.report.statistics.resamples, 300);
+    const go = json.report.tables.languages.rows.find((r: { group: { language: string } }) => r.group.language === 'go');
+    assert.deepEqual(Object.keys(go.metrics.tpr).sort(), ['high', 'low', 'n', 'value']);
+    assert.equal(go.metrics.tpr.value, json.languages.go.test_pass_rate, 'the report agrees with the release summary');
+  });
+
+  it('writes Markdown with a row per language and the older text/json call still works', async () => {
+    const file = write('run2.jsonl', [...run('go', 6, 3), ...run('ruby', 4, 1), ...run('rust', 5, 0)]);
+    const out = path.join(dir, 'report.md');
+    assert.equal(await cli([file, '--format', 'markdown', '--out', out, '--resamples', '200']), 0);
+    const md = fs.readFileSync(out, 'utf8');
+    for (const h of ['## Per language', '## Per context mode', '## Failure categories', '## IR vs TPR disagreement', '## Per repository']) assert.ok(md.includes(h), h);
+    for (const lang of ['go', 'ruby', 'rust']) assert.match(md, new RegExp(`^\\| ${lang} \\| \\d+ \\| `, 'm'));
+    assert.match(md, /^\| go \| 6 \| 50\.0 \[\d+\.\d, \d+\.\d\] \| 50\.0 \[/m);
+
+    const writes: string[] = [];
+    const orig = process.stdout.write.bind(process.stdout);
+    (process.stdout as { write: unknown }).write = (s: string) => (writes.push(String(s)), true);
+    try {
+      assert.equal(await runReport([file], 'text'), 0);
+      assert.equal(await runReport([file], 'json'), 0);
+    } finally {
+      (process.stdout as { write: unknown }).write = orig;
+    }
+    assert.match(writes[0], /^go +6 +50\.0 +50\.0/m);
+    assert.equal(JSON.parse(writes[1]).total_samples, 15);
+  });
+
+  it('reads folders, skipping JSONL files that hold no results, and compares two runs', async () => {
+    write('runA/results.jsonl', run('go', 30, 5));
+    write('runA/generations.jsonl', [{ task_id: 0, test_code: 'x' } as unknown as ResultRecord]);
+    write('runB/results.jsonl', run('go', 30, 20));
+    const loaded = await loadResults([path.join(dir, 'runA')]);
+    assert.equal(loaded.results.length, 30);
+    assert.equal(loaded.skipped.length, 1);
+    assert.equal(loaded.problems.length, 0);
+    const out = path.join(dir, 'cmp.json');
+    assert.equal(await cli(['--compare', path.join(dir, 'runA'), path.join(dir, 'runB'), '--format', 'json', '--out', out, '--resamples', '200']), 0);
+    const json = JSON.parse(fs.readFileSync(out, 'utf8'));
+    assert.equal(json.comparison.labelA, 'runA');
+    assert.deepEqual([json.comparison.rows[0].test.onlyA, json.comparison.rows[0].test.onlyB], [0, 15]);
+    assert.equal(json.comparison.rows[0].test.method, 'exact-binomial');
+    approx(json.comparison.rows[0].test.p, 2 * 0.5 ** 15);
+    assert.equal(json.runs[1].test_pass_rate, Math.round((20 / 30) * 10000) / 100);
+    await assert.rejects(cli(['--compare', path.join(dir, 'runA')]), /two runs/);
+  });
+});
+
+describe('report: the HTML file in headless Chromium', function () {
+  this.timeout(120_000);
+  const CHROMIUM = '/usr/bin/chromium';
+  let dir: string;
+  before(function () {
+    if (!fs.existsSync(CHROMIUM) || !hasTool(CHROMIUM, ['--version'])) skipBecause(this, `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-report-html-'));
+  });
+  after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Real results from the fixtures (test/data/reports/fixture-results.jsonl) plus constructed ones for a second mode and a baseline. */
+  function dataset(): ResultRecord[] {
+    const real = fs
+      .readFileSync(path.join(REPO_ROOT, 'test', 'data', 'reports', 'fixture-results.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as ResultRecord);
+    const julia = Array.from({ length: 8 }, (_, i) =>
+      result({ language: 'julia', repo: 'MiniStats.jl', task: i, passed: i < 3, compiled: i < 6, cov: i < 3 ? [4, 5] : [0, 5], invoked: i !== 2, mode: 'file', failure: i < 3 ? null : i < 6 ? 'api-hallucination' : 'syntactic-compilation' }),
+    );
+    const baseline = run('go', 4, 1, { repo: 'inventory-go', model: null, provider: 'baseline', baseline: true, mode: 'file' }, 100);
+    return [...real, ...julia, ...baseline];
+  }
+
+  async function launch() {
+    const { chromium } = await import('playwright-core');
+    return chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }
+
+  it('renders the tables and charts, offline, in light and dark, and screenshots to a non-blank PNG', async () => {
+    const results = dataset();
+    const report = buildReport(results, { label: 'Fixture benchmark' });
+    const file = path.join(dir, 'report.html');
+    fs.writeFileSync(file, reportHtml(report));
+    const html = fs.readFileSync(file, 'utf8');
+    assert.doesNotMatch(html, /<script|<link|@import|url\(|src=/i, 'nothing loaded from elsewhere');
+
+    const browser = await launch();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const requests: string[] = [];
+      page.on('request', (r) => {
+        if (!r.url().startsWith('file:')) requests.push(r.url());
+      });
+      await page.goto('file://' + file);
+      assert.deepEqual(requests, [], 'the page fetches nothing');
+      assert.equal(await page.title(), 'Fixture benchmark');
+      assert.equal(await page.locator('h1').textContent(), 'Fixture benchmark');
+      const headings = await page.locator('h2').allTextContents();
+      for (const h of ['Per language', 'Per context mode', 'Per model and mode', 'Failure categories', 'IR vs TPR disagreement', 'Per repository']) assert.ok(headings.includes(h), `${h} in ${headings.join(', ')}`);
+
+      const languages = [...new Set(results.map((r) => r.xrt.language))].sort();
+      const rowLangs = await page.locator('#table-languages tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.language));
+      assert.deepEqual(rowLangs, [...languages, ALL]);
+      // The table's TPR cell shows what the report computed for that language.
+      for (const row of report.tables.languages.rows) {
+        const cell = await page.locator(`#table-languages tbody tr[data-language="${row.group.language}"] td[data-metric="tpr"]`).textContent();
+        assert.ok(cell!.startsWith(row.metrics.tpr!.value.toFixed(1)), `${row.group.language}: ${cell}`);
+      }
+
+      // Language chart: a bar per (language incl. all, metric) with a value, each with a whisker.
+      const bars = await page.locator('#chart-languages rect.bar').evaluateAll((rs) => rs.map((r) => ({ g: r.getAttribute('data-group'), s: r.getAttribute('data-series'), v: Number(r.getAttribute('data-value')), h: (r as SVGRectElement).getBBox().height })));
+      assert.equal(bars.length, (languages.length + 1) * 3);
+      assert.deepEqual([...new Set(bars.map((b) => b.s))].sort(), ['cov', 'ir', 'tpr']);
+      assert.equal(await page.locator('#chart-languages g.whisker').count(), bars.length);
+      const tallest = bars.reduce((a, b) => (b.v > a.v ? b : a));
+      assert.ok(bars.every((b) => b.h <= tallest.h + 0.01), 'the largest value is the tallest bar');
+      const goTpr = bars.find((b) => b.g === 'go' && b.s === 'tpr')!;
+      assert.equal(goTpr.v, report.tables.languages.rows.find((r) => r.group.language === 'go')!.metrics.tpr!.value);
+
+      // Failure chart: stacked segments per column summing to 100%, and a legend entry per category shown.
+      const segs = await page.locator('#chart-failures rect.segment').evaluateAll((rs) => rs.map((r) => ({ g: r.getAttribute('data-group'), v: Number(r.getAttribute('data-value')) })));
+      const perColumn = new Map<string, number>();
+      for (const s of segs) perColumn.set(s.g!, (perColumn.get(s.g!) ?? 0) + s.v);
+      assert.equal(perColumn.size, report.tables.failures.columns.length);
+      for (const [g, total] of perColumn) assert.ok(Math.abs(total - 100) < 0.1, `${g}: ${total}`);
+      assert.ok((await page.locator('#chart-failures .legend-item').count()) >= 5);
+
+      // The baseline is marked as a lower bound.
+      assert.match((await page.locator('#baseline-notice').textContent())!, /lower bound/);
+      // The baseline's only (model, mode, language) row: go in file mode.
+      assert.equal(await page.locator('#table-models tbody tr[data-model="baseline"][data-baseline="all"]').count(), 1);
+
+      const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      const shot = path.join(dir, 'report.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      process.stdout.write(`      screenshot: ${shot}\n`);
+      await page.emulateMedia({ colorScheme: 'dark' });
+      const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      assert.notEqual(light, dark, 'the page follows the dark scheme');
+      const darkShot = path.join(dir, 'report-dark.png');
+      await page.screenshot({ path: darkShot, fullPage: true });
+      process.stdout.write(`      screenshot: ${darkShot}\n`);
+
+      for (const p of [shot, darkShot]) {
+        const png = fs.readFileSync(p);
+        assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG');
+        // Let Chromium decode it: a blank page has one colour, the report has text, bars and cells.
+        const probe = await browser.newPage();
+        const stats = await probe.evaluate(async (dataUrl) => {
+          const img = new Image();
+          img.src = dataUrl;
+          await img.decode();
+          const canvas = document.createElement('canvas');
+          canvas.width = img.width;
+          canvas.height = img.height;
+          const ctx = canvas.getContext('2d')!;
+          ctx.drawImage(img, 0, 0);
+          const data = ctx.getImageData(0, 0, img.width, img.height).data;
+          const colours = new Set<number>();
+          let differing = 0;
+          const [r0, g0, b0] = [data[0], data[1], data[2]];
+          for (let i = 0; i < data.length; i += 4) {
+            colours.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+            if (data[i] !== r0 || data[i + 1] !== g0 || data[i + 2] !== b0) differing++;
+          }
+          return { width: img.width, height: img.height, colours: colours.size, differing: differing / (data.length / 4) };
+        }, `data:image/png;base64,${png.toString('base64')}`);
+        await probe.close();
+        assert.ok(stats.width >= 1000 && stats.height > 900, JSON.stringify(stats));
+        assert.ok(stats.colours > 20, `non-blank: ${JSON.stringify(stats)}`);
+        assert.ok(stats.differing > 0.02, `non-blank: ${JSON.stringify(stats)}`);
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it('renders a comparison with its table and chart', async () => {
+    const a = run('go', 30, 6).concat(run('php', 30, 10));
+    const b = run('go', 30, 18).concat(run('php', 30, 11));
+    const cmp = buildComparisonReport({ label: 'model-a', results: a }, { label: 'model-b', results: b }, { resamples: 1000 });
+    const file = path.join(dir, 'compare.html');
+    fs.writeFileSync(file, comparisonHtml(cmp));
+    const browser = await launch();
+    try {
+      const page = await browser.newPage();
+      await page.goto('file://' + file);
+      assert.equal(await page.locator('h1').textContent(), 'Comparison: model-a vs model-b');
+      const rows = await page.locator('#table-comparison tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.language));
+      assert.deepEqual(rows, ['go', 'php', ALL]);
+      const goSig = await page.locator('#table-comparison tr[data-language="go"] td:last-child').textContent();
+      const go = cmp.comparison.rows.find((r) => r.language === 'go')!;
+      assert.equal(go.test.onlyB, 12);
+      assert.ok(go.significant);
+      assert.match(goSig!, /\*+/);
+      // TPR of A and B for go, php and all.
+      assert.equal(await page.locator('#chart-comparison rect.bar').count(), 6);
+      assert.equal(await page.locator('#table-languages-a tbody tr').count(), 3);
+    } finally {
+      await browser.close();
+    }
+  });
+});
+
+describe('report: slots from records written before origins were recorded', () => {
+  it('treats a missing mode, model and mutation as standard, unknown and not run', () => {
+    const r = result({ mode: null, model: null, provider: null });
+    delete (r.xrt as Partial<ResultRecord['xrt']>).round;
+    const s = toSlot(r);
+    assert.equal(s.mode, 'standard');
+    assert.equal(s.model, '(unknown)');
+    assert.equal(s.round, 0);
+    assert.equal(s.mutationRan, false);
+    const report = buildReportFromSlots([s], { resamples: 50 });
+    assert.equal(report.totals.mutationRan, false);
+  });
+});
