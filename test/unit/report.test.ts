@@ -115,8 +115,8 @@ describe('report: bootstrap intervals', () => {
   });
 
   it('contains the point estimate and narrows with more data', () => {
-    const small = estimateMetrics(run('go', 40, 12).map(toSlot), 'k', { mutation: false }).tpr!;
-    const large = estimateMetrics(run('go', 400, 120).map(toSlot), 'k', { mutation: false }).tpr!;
+    const small = estimateMetrics(run('go', 40, 12).map(toSlot), 'k', { mutation: false }).metrics.tpr!;
+    const large = estimateMetrics(run('go', 400, 120).map(toSlot), 'k', { mutation: false }).metrics.tpr!;
     for (const e of [small, large]) {
       assert.equal(e.value, 30);
       assert.ok(e.low <= e.value && e.value <= e.high, JSON.stringify(e));
@@ -130,9 +130,9 @@ describe('report: bootstrap intervals', () => {
   it('uses 10,000 resamples by default (METRICS.md) and degenerate data gives a zero-width interval', () => {
     assert.equal(DEFAULT_RESAMPLES, 10_000);
     assert.equal(buildReport(run('go', 5, 1)).statistics.resamples, 10_000);
-    const all = estimateMetrics(run('go', 10, 10).map(toSlot), 'k', { mutation: false });
+    const all = estimateMetrics(run('go', 10, 10).map(toSlot), 'k', { mutation: false }).metrics;
     assert.deepEqual([all.tpr!.low, all.tpr!.value, all.tpr!.high], [100, 100, 100]);
-    const none = estimateMetrics(run('go', 10, 0).map(toSlot), 'k', { mutation: false });
+    const none = estimateMetrics(run('go', 10, 0).map(toSlot), 'k', { mutation: false }).metrics;
     assert.deepEqual([none.tpr!.low, none.tpr!.high], [0, 0]);
     assert.equal(none.covAtPass, null, 'no passing slot: Cov@Pass has no denominator');
   });

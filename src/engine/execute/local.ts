@@ -87,6 +87,34 @@ function cgroupSupport(): CgroupKind {
   }
 }
 
+/** Removes the (empty) cgroups of runs that were killed before they could remove their own. */
+function reapStaleCgroups(kind: 'v1' | 'v2'): void {
+  const parents = kind === 'v1' ? ['/sys/fs/cgroup/pids', '/sys/fs/cgroup/memory'] : ['/sys/fs/cgroup'];
+  for (const parent of parents) {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(parent).filter((n) => n.startsWith('xrepotest-'));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const pid = Number(/^xrepotest-(\d+)-/.exec(name)?.[1]);
+      if (!pid || pid === process.pid) continue;
+      try {
+        process.kill(pid, 0);
+        continue; // its owner is alive
+      } catch {
+        /* owner gone */
+      }
+      try {
+        fs.rmdirSync(path.join(parent, name));
+      } catch {
+        /* still has tasks (killed only now) or already gone */
+      }
+    }
+  }
+}
+
 /** A cgroup (or a pair, on v1) holding one command's processes, so all of them can be limited and killed. */
 class CommandCgroup {
   readonly procsFiles: string[];
@@ -199,6 +227,7 @@ export class LocalExecutor implements Executor {
       throw new Error('the local executor was asked for bubblewrap isolation, but `bwrap` is not installed (Debian: apt-get install bubblewrap)');
     }
     this.cgroups = cgroupSupport();
+    if (this.cgroups) reapStaleCgroups(this.cgroups);
   }
 
   get isolated(): boolean {

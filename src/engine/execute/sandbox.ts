@@ -33,7 +33,36 @@ export function focalPathInRepo(task: TaskRecord): string {
  * the task's `file_content`: running a test against other code than the task's would score the wrong
  * thing silently.
  */
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const reaped = new Set<string>();
+
+/**
+ * Removes sandboxes left by runs that were killed (SIGKILL leaves no chance to clean up): their names
+ * carry the owner's pid, and an owner that is gone will not come back for them. Once per process.
+ */
+export function reapStaleSandboxes(parent = os.tmpdir()): number {
+  if (reaped.has(parent)) return 0;
+  reaped.add(parent);
+  let removed = 0;
+  for (const name of fs.readdirSync(parent)) {
+    const m = /^xrt-sandbox-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
+    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    removed++;
+  }
+  return removed;
+}
+
 export function createSandbox(repoDir: string, task: TaskRecord, manifests: readonly string[], parent = os.tmpdir()): Sandbox {
+  reapStaleSandboxes(parent);
   const focalRelPath = focalPathInRepo(task);
   const original = path.join(repoDir, focalRelPath);
   if (!fs.existsSync(original)) {
@@ -44,7 +73,7 @@ export function createSandbox(repoDir: string, task: TaskRecord, manifests: read
       `${task.file_path}: the checkout at ${repoDir} differs from the task's file_content (another commit?); refusing to run against other code`,
     );
   }
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, 'xrt-sandbox-')));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-${process.pid}-`)));
   try {
     fs.cpSync(repoDir, dir, {
       recursive: true,

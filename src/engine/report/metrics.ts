@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { bootstrapRatios, seedFor, type BootstrapOptions, type RatioColumn } from './bootstrap';
 import type { Slot } from './slots';
 
@@ -38,6 +39,18 @@ export interface Estimate {
 
 export type MetricEstimates = Record<MetricId, Estimate | null>;
 
+/**
+ * Passing slots whose test does not call the focal function, over passing slots (the paper's §5.4
+ * IR-vs-TPR disagreement), plain and strict. Estimated from the same resamples as the metrics.
+ */
+export const GAP_IDS = ['notInvoked', 'notInvokedStrict'] as const;
+export type GapId = (typeof GAP_IDS)[number];
+
+export interface GroupEstimates {
+  metrics: MetricEstimates;
+  gap: Record<GapId, Estimate | null>;
+}
+
 export interface EstimateOptions extends BootstrapOptions {
   /** Whether mutation testing ran anywhere in the input; when not, MS is "not run" rather than 0. */
   mutation: boolean;
@@ -52,7 +65,7 @@ const passing = (s: Slot): number => (s.passed ? 1 : 0);
 const withMutants = (s: Slot): number => (s.passed && s.mutationScore !== null ? 1 : 0);
 
 /** Per-slot numerator and denominator of each metric: every rate divides by N (METRICS.md). */
-export function metricColumns(slots: readonly Slot[]): Record<MetricId, RatioColumn> {
+export function metricColumns(slots: readonly Slot[]): Record<MetricId | GapId, RatioColumn> {
   return {
     csr: column(slots, (s) => (s.compiled ? 1 : 0), one),
     tpr: column(slots, passing, one),
@@ -62,6 +75,8 @@ export function metricColumns(slots: readonly Slot[]): Record<MetricId, RatioCol
     irStrict: column(slots, (s) => (s.invokedStrict ? 1 : 0), one),
     ms: column(slots, (s) => s.mutationScore ?? 0, one),
     msAtPass: column(slots, (s) => (withMutants(s) ? (s.mutationScore as number) : 0), withMutants),
+    notInvoked: column(slots, (s) => (s.passed && !s.invoked ? 1 : 0), passing),
+    notInvokedStrict: column(slots, (s) => (s.passed && !s.invokedStrict ? 1 : 0), passing),
   };
 }
 
@@ -72,14 +87,14 @@ const round2 = (x: number): number => Math.round(x * 10000) / 100;
  * are seeded on their own. Null where the metric has no denominator (no passing slot) or where
  * mutation testing never ran.
  */
-export function estimateMetrics(slots: readonly Slot[], key: string, opts: EstimateOptions): MetricEstimates {
+export function estimateMetrics(slots: readonly Slot[], key: string, opts: EstimateOptions): GroupEstimates {
   const cols = metricColumns(slots);
-  const ids = METRIC_IDS.filter((m) => opts.mutation || (m !== 'ms' && m !== 'msAtPass'));
+  const ids = [...METRIC_IDS, ...GAP_IDS].filter((m) => opts.mutation || (m !== 'ms' && m !== 'msAtPass'));
   const intervals = bootstrapRatios(
     ids.map((m) => cols[m]),
     { ...opts, seed: seedFor(opts.seed ?? 0, key) },
   );
-  const out = Object.fromEntries(METRIC_IDS.map((m) => [m, null])) as MetricEstimates;
+  const out = Object.fromEntries([...METRIC_IDS, ...GAP_IDS].map((m) => [m, null])) as Record<MetricId | GapId, Estimate | null>;
   ids.forEach((m, i) => {
     let num = 0;
     let den = 0;
@@ -90,5 +105,32 @@ export function estimateMetrics(slots: readonly Slot[], key: string, opts: Estim
     const ci = intervals[i];
     if (den > 0 && ci) out[m] = { value: round2(num / den), low: round2(ci.low), high: round2(ci.high), n: den };
   });
-  return out;
+  const pick = <K extends string>(keys: readonly K[]): Record<K, Estimate | null> => Object.fromEntries(keys.map((k) => [k, out[k as unknown as MetricId | GapId]])) as Record<K, Estimate | null>;
+  return { metrics: pick(METRIC_IDS), gap: pick(GAP_IDS) };
+}
+
+export type Estimator = (members: readonly Slot[]) => GroupEstimates;
+
+/**
+ * Estimates for subsets of `all`, each computed once: tables overlap (the go row of the language
+ * table is the go row of the mode table when there is one mode), and the same slots get the same
+ * interval wherever they appear because the seed comes from which slots they are, not the table.
+ */
+export function createEstimator(all: readonly Slot[], opts: EstimateOptions): Estimator {
+  const index = new Map<Slot, number>(all.map((s, i) => [s, i]));
+  const cache = new Map<string, GroupEstimates>();
+  return (members) => {
+    const ids = Int32Array.from(members, (s) => {
+      const i = index.get(s);
+      if (i === undefined) throw new Error('estimator: a slot outside the report');
+      return i;
+    }).sort();
+    const key = createHash('sha1').update(ids).digest('hex');
+    let e = cache.get(key);
+    if (!e) {
+      e = estimateMetrics(members, key, opts);
+      cache.set(key, e);
+    }
+    return e;
+  };
 }

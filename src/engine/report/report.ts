@@ -1,7 +1,7 @@
 import type { ResultRecord } from '../store/results';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
 import { compareRuns, type Comparison } from './compare';
-import type { EstimateOptions } from './metrics';
+import { createEstimator, type EstimateOptions } from './metrics';
 import { toSlot, type Slot } from './slots';
 import {
   failureTable,
@@ -68,10 +68,22 @@ function statistics(opts: ReportOptions): StatisticsNote {
 
 const distinct = (xs: Iterable<string>): string[] => [...new Set(xs)].sort();
 
-export function buildReportFromSlots(slots: readonly Slot[], opts: ReportOptions = {}): Report {
+/** A canonical order, so the report (resamples included) does not depend on the order of the input. */
+export function canonicalOrder(slots: readonly Slot[]): Slot[] {
+  const key = (s: Slot): string => [s.language, s.repository, s.taskId ?? s.languageTaskId, s.mode, s.model].join('\u0000');
+  return [...slots].sort((a, b) => {
+    const ka = key(a);
+    const kb = key(b);
+    return ka < kb ? -1 : ka > kb ? 1 : a.sample - b.sample || a.round - b.round;
+  });
+}
+
+export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions = {}): Report {
+  const slots = canonicalOrder(input);
   const stats = statistics(opts);
   const mutationRan = slots.some((s) => s.mutationRan);
   const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan };
+  const estimate = createEstimator(slots, est);
   const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
   return {
     label: opts.label ?? 'XRepoTest results',
@@ -88,12 +100,12 @@ export function buildReportFromSlots(slots: readonly Slot[], opts: ReportOptions
       mutationRan,
     },
     tables: {
-      languages: languageTable(slots, est),
-      modes: modeTable(slots, est),
-      models: modelModes.size > 1 ? modelModeTable(slots, est) : null,
-      repositories: repositoryTable(slots, est),
+      languages: languageTable(slots, estimate),
+      modes: modeTable(slots, estimate),
+      models: modelModes.size > 1 ? modelModeTable(slots, estimate) : null,
+      repositories: repositoryTable(slots, estimate),
       failures: failureTable(slots),
-      invocationGap: invocationGapTable(slots, est),
+      invocationGap: invocationGapTable(slots, estimate),
     },
   };
 }

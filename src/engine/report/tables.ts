@@ -1,6 +1,5 @@
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
-import { bootstrapRatios, seedFor, type BootstrapOptions } from './bootstrap';
-import { estimateMetrics, type EstimateOptions, type MetricEstimates } from './metrics';
+import type { Estimate, Estimator, MetricEstimates } from './metrics';
 import { groupBy, type Slot } from './slots';
 
 /** The name of the row that pools every group of a level. */
@@ -31,13 +30,13 @@ function baselineShare(slots: readonly Slot[]): BaselineShare {
   return b === 0 ? 'none' : b === slots.length ? 'all' : 'some';
 }
 
-function metricRow(slots: readonly Slot[], group: Record<string, string>, opts: EstimateOptions): MetricRow {
+function metricRow(slots: readonly Slot[], group: Record<string, string>, estimate: Estimator): MetricRow {
   return {
     group,
     slots: slots.length,
     passing: slots.filter((s) => s.passed).length,
     baseline: baselineShare(slots),
-    metrics: estimateMetrics(slots, JSON.stringify(group), opts),
+    metrics: estimate(slots).metrics,
   };
 }
 
@@ -47,56 +46,56 @@ type Field = 'language' | 'mode' | 'model' | 'repository';
  * Rows for every combination of `fields`, the last field also pooled as `all` when it has several
  * values within its parent (so each block ends with its own total, as the paper's tables do).
  */
-function nestedRows(slots: readonly Slot[], fields: readonly Field[], opts: EstimateOptions, parent: Record<string, string> = {}): MetricRow[] {
+function nestedRows(slots: readonly Slot[], fields: readonly Field[], estimate: Estimator, parent: Record<string, string> = {}): MetricRow[] {
   const [field, ...rest] = fields;
   const groups = groupBy(slots, (s) => s[field]);
   const rows: MetricRow[] = [];
   for (const [value, members] of groups) {
     const group = { ...parent, [field]: value };
-    if (rest.length) rows.push(...nestedRows(members, rest, opts, group));
-    else rows.push(metricRow(members, group, opts));
+    if (rest.length) rows.push(...nestedRows(members, rest, estimate, group));
+    else rows.push(metricRow(members, group, estimate));
   }
-  if (!rest.length && groups.length > 1) rows.push(metricRow(slots, { ...parent, [field]: ALL }, opts));
+  if (!rest.length && groups.length > 1) rows.push(metricRow(slots, { ...parent, [field]: ALL }, estimate));
   return rows;
 }
 
-export function languageTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+export function languageTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
   return {
     id: 'languages',
     title: 'Per language',
     description: 'CSR, TPR, Cov, IR and MS over all slots; Cov@Pass and MS@Pass over passing slots (the paper\'s Table 2 and Table A.4).',
     groupBy: ['language'],
-    rows: nestedRows(slots, ['language'], opts),
+    rows: nestedRows(slots, ['language'], estimate),
   };
 }
 
-export function modeTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+export function modeTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
   return {
     id: 'modes',
     title: 'Per context mode',
     description: 'Each context mode per language (the paper\'s Table 3).',
     groupBy: ['mode', 'language'],
-    rows: nestedRows(slots, ['mode', 'language'], opts),
+    rows: nestedRows(slots, ['mode', 'language'], estimate),
   };
 }
 
-export function modelModeTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+export function modelModeTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
   return {
     id: 'models',
     title: 'Per model and mode',
     description: 'Each (model, context mode) per language.',
     groupBy: ['model', 'mode', 'language'],
-    rows: nestedRows(slots, ['model', 'mode', 'language'], opts),
+    rows: nestedRows(slots, ['model', 'mode', 'language'], estimate),
   };
 }
 
-export function repositoryTable(slots: readonly Slot[], opts: EstimateOptions): MetricTable {
+export function repositoryTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
   return {
     id: 'repositories',
     title: 'Per repository',
     description: 'Each repository (the first segment of file_path), grouped by language.',
     groupBy: ['language', 'repository'],
-    rows: nestedRows(slots, ['language', 'repository'], opts),
+    rows: nestedRows(slots, ['language', 'repository'], estimate),
   };
 }
 
@@ -184,38 +183,23 @@ export interface InvocationGapTable {
   rows: InvocationGapRow[];
 }
 
-function gapRow(slots: readonly Slot[], language: string, opts: BootstrapOptions): InvocationGapRow {
-  const passing = Float64Array.from(slots, (s) => (s.passed ? 1 : 0));
-  const missed = Float64Array.from(slots, (s) => (s.passed && !s.invoked ? 1 : 0));
-  const missedStrict = Float64Array.from(slots, (s) => (s.passed && !s.invokedStrict ? 1 : 0));
-  const [ci, ciStrict] = bootstrapRatios(
-    [
-      { num: missed, den: passing },
-      { num: missedStrict, den: passing },
-    ],
-    { ...opts, seed: seedFor(opts.seed ?? 0, `invocation-gap:${language}`) },
-  );
-  const nPass = slots.filter((s) => s.passed).length;
-  const share = (count: number, interval: typeof ci): Share => ({
-    count,
-    value: nPass ? pct(count, nPass) : null,
-    low: interval ? Math.round(interval.low * 10000) / 100 : null,
-    high: interval ? Math.round(interval.high * 10000) / 100 : null,
-  });
+function gapRow(slots: readonly Slot[], language: string, estimate: Estimator): InvocationGapRow {
+  const { gap } = estimate(slots);
+  const share = (count: number, e: Estimate | null): Share => ({ count, value: e?.value ?? null, low: e?.low ?? null, high: e?.high ?? null });
   return {
     language,
     slots: slots.length,
-    passing: nPass,
+    passing: slots.filter((s) => s.passed).length,
     baseline: baselineShare(slots),
-    notInvoked: share(slots.filter((s) => s.passed && !s.invoked).length, ci),
-    notInvokedStrict: share(slots.filter((s) => s.passed && !s.invokedStrict).length, ciStrict),
+    notInvoked: share(slots.filter((s) => s.passed && !s.invoked).length, gap.notInvoked),
+    notInvokedStrict: share(slots.filter((s) => s.passed && !s.invokedStrict).length, gap.notInvokedStrict),
   };
 }
 
-export function invocationGapTable(slots: readonly Slot[], opts: BootstrapOptions): InvocationGapTable {
+export function invocationGapTable(slots: readonly Slot[], estimate: Estimator): InvocationGapTable {
   const groups = groupBy(slots, (s) => s.language);
-  const rows = groups.map(([language, members]) => gapRow(members, language, opts));
-  if (groups.length > 1) rows.push(gapRow(slots, ALL, opts));
+  const rows = groups.map(([language, members]) => gapRow(members, language, estimate));
+  if (groups.length > 1) rows.push(gapRow(slots, ALL, estimate));
   return {
     id: 'invocation-gap',
     title: 'IR vs TPR disagreement',
