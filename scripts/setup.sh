@@ -13,8 +13,8 @@ if command -v rustc >/dev/null; then
 fi
 
 # PHP + PHPUnit + pcov, Ruby + RSpec + SimpleCov: the fixtures' runners; bubblewrap: the local
-# executor's isolation.
-tools=(php-cli php-xml php-mbstring phpunit php-pcov ruby ruby-rspec ruby-simplecov bubblewrap $llvm)
+# executor's isolation; chromium: the HTML report's rendering test (playwright-core drives it).
+tools=(php-cli php-xml php-mbstring phpunit php-pcov ruby ruby-rspec ruby-simplecov bubblewrap chromium $llvm)
 # The docker executor on machines without Docker: Podman serves the Docker Engine API
 # (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a registry.
 containers=(podman runc debootstrap uidmap catatonit)

@@ -8,6 +8,10 @@ import { loadTasks } from '../engine/tasks/load';
 import { checkTasks, loadManifest } from '../engine/tasks/manifest';
 import { createExecutor, environmentImages } from './executors';
 import { contextMode, params, promptBuilder, providerFrom, providerName, type GenerationCliOptions } from './generation-options';
+import { reportHtml } from '../engine/report/html';
+import { reportJson } from '../engine/report/json';
+import { reportMarkdown } from '../engine/report/markdown';
+import { buildReport } from '../engine/report/report';
 import { formatSummaryText } from './report-command';
 
 export interface BenchCommandOptions extends GenerationCliOptions {
@@ -110,10 +114,17 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
   const summary = summarizeByLanguage(outcome.results);
   fs.writeFileSync(path.join(opts.runDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   process.stderr.write(formatSummaryText(summary) + '\n');
+  // The full report (tables with intervals, charts) is derived from the results, never the other way.
+  if (outcome.results.length) {
+    const report = buildReport(outcome.results, { label: `bench: ${settings.provider} ${settings.model}, mode ${settings.mode}` });
+    fs.writeFileSync(path.join(opts.runDir, 'report.md'), reportMarkdown(report));
+    fs.writeFileSync(path.join(opts.runDir, 'report.html'), reportHtml(report));
+    fs.writeFileSync(path.join(opts.runDir, 'report.json'), JSON.stringify(reportJson(summary, report), null, 2) + '\n');
+  }
   if (outcome.interrupted) {
     process.stderr.write(`interrupted: ${outcome.results.length} results are kept in ${opts.runDir}; run the same command again to continue\n`);
     return 130;
   }
-  process.stderr.write(`results: ${path.join(opts.runDir, 'results.jsonl')}; summary: ${path.join(opts.runDir, 'summary.json')}\n`);
+  process.stderr.write(`results: ${path.join(opts.runDir, 'results.jsonl')}; report: ${path.join(opts.runDir, 'report.html')} (also .md, .json)\n`);
   return 0;
 }

@@ -8,7 +8,7 @@ import { addContextOptions, addGenerationOptions } from './generation-options';
 import { registerImagesCommand } from './images-command';
 import { runPrompt } from './prompt-command';
 import { runInspect } from './inspect-command';
-import { runReport } from './report-command';
+import { registerReportCommand } from './report-command';
 import { DEFAULT_CONCURRENCY, runRun } from './run-command';
 
 function nonNegativeInt(value: string): number {
@@ -86,15 +86,7 @@ export function buildProgram(): Command {
       process.exitCode = await runRun(tasks, opts, interruptSignal());
     });
 
-  program
-    .command('report')
-    .description('CSR, TPR, Cov, Cov@Pass, IR and failure categories per language, from result files')
-    .argument('<results...>', 'result files (JSONL) from `xrepotest run`')
-    .option('--format <format>', 'text or json (the release\'s summary.json keys, plus ours)', 'text')
-    .action(async (files: string[], opts: { format: string }) => {
-      if (opts.format !== 'text' && opts.format !== 'json') throw new Error(`--format ${opts.format}: use text or json`);
-      process.exitCode = await runReport(files, opts.format);
-    });
+  registerReportCommand(program);
 
   addContextOptions(
     program

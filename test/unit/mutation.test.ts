@@ -4,7 +4,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
-import { extractRepository } from '../../src/engine/extract/extract';
 import { capEvenly, generateMutants, mutationEdits, type Mutant } from '../../src/engine/mutate/mutants';
 import { runMutationTesting, toResultMutation, type MutationResult } from '../../src/engine/mutate/run';
 import { MUTATION_OPERATORS, type MutationEdit, type MutationOperator } from '../../src/engine/mutate/types';
@@ -34,13 +33,13 @@ const KINDS_IN_FIXTURE: Record<LanguageId, MutationOperator[]> = {
 };
 
 /** A task for one function of a snippet, as extraction would record it. */
-async function snippetTask(language: LanguageId, source: string, name: string): Promise<TaskRecord> {
+async function snippetTask(language: LanguageId, source: string, name: string, filePath = `snippet/snippet.${EXT[language]}`): Promise<TaskRecord> {
   const fn = byName(await functionsOf(language, source), name);
   const lines = source.split('\n');
   return {
     task_id: name,
     function_name: name,
-    file_path: `snippet/snippet.${EXT[language]}`,
+    file_path: filePath,
     focal_code: lines.slice(fn.startLine - 1, fn.endLine).join('\n'),
     file_content: source,
     language,
@@ -391,9 +390,8 @@ describe('mutation testing', function () {
             '',
           ].join('\n'),
         );
-        const { tasks } = await extractRepository(dir, { repository: { name: path.basename(dir), url: dir, commit: null, path: dir } });
-        const task = tasks.find((t) => t.function_name === 'Sum');
-        assert.ok(task, 'Sum is a task');
+        // Shorter than extraction's 20-line minimum: the task is made as extraction would record it.
+        const task = await snippetTask('go', fs.readFileSync(path.join(dir, 'sum.go'), 'utf8'), 'Sum', `${path.basename(dir)}/sum.go`);
         const test = 'package sum\n\nimport "testing"\n\nfunc TestSum(t *testing.T) {\n\tif got := Sum(4); got != 6 {\n\t\tt.Fatalf("Sum(4) = %d", got)\n\t}\n}\n';
         const r = await runMutationTesting(task, 'go', test, { executor, repoDir: dir, maxMutants: 1000, mutantTimeoutMs: 3_000 });
         assert.equal(r.error, undefined);

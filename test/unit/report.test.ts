@@ -191,6 +191,18 @@ describe('report: tables', () => {
     }
   });
 
+  it('does not depend on the order of the input, and gives the same slots the same interval in every table', () => {
+    const shuffled = [...results].reverse();
+    shuffled.push(shuffled.shift()!);
+    assert.deepEqual(buildReport(shuffled, { resamples: 500 }), report);
+    const goLanguage = report.tables.languages.rows.find((r) => r.group.language === 'go')!;
+    const goMode = report.tables.modes.rows.find((r) => r.group.language === 'go')!;
+    assert.deepEqual(goMode.metrics, goLanguage.metrics);
+    const other = buildReport(results, { resamples: 500, seed: 1 });
+    assert.notDeepEqual(other.tables.languages.rows[0].metrics.cov, goLanguage.metrics.cov, 'the seed is used');
+    assert.equal(other.tables.languages.rows[0].metrics.cov!.value, goLanguage.metrics.cov!.value);
+  });
+
   it('shows MS as not run when no slot has a mutation result', () => {
     const r = buildReport(run('go', 6, 3), { resamples: 200 });
     assert.equal(r.totals.mutationRan, false);
@@ -244,6 +256,8 @@ describe('report: tables', () => {
   it('labels the offline baseline as a lower bound wherever it appears', () => {
     const r = buildReport([...run('go', 4, 2, { baseline: true, model: null }), ...run('php', 4, 1)], { resamples: 200 });
     assert.equal(r.totals.baselineSlots, 4);
+    assert.match(r.notes.join(' '), /lower bound/, 'the JSON carries the label too');
+    assert.deepEqual(buildReport(run('php', 4, 1), { resamples: 50 }).notes, []);
     assert.equal(r.tables.languages.rows.find((x) => x.group.language === 'go')!.baseline, 'all');
     assert.equal(r.tables.languages.rows.find((x) => x.group.language === ALL)!.baseline, 'some');
     const md = reportMarkdown(r);
@@ -425,9 +439,9 @@ describe('report: the HTML file in headless Chromium', function () {
   let dir: string;
   before(function () {
     if (!fs.existsSync(CHROMIUM) || !hasTool(CHROMIUM, ['--version'])) skipBecause(this, `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium)`);
+    // Kept after the run (a page and two screenshots, about 1 MB) so the printed paths can be opened.
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-report-html-'));
   });
-  after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
   /** Real results from the fixtures (test/data/reports/fixture-results.jsonl) plus constructed ones for a second mode and a baseline. */
   function dataset(): ResultRecord[] {

@@ -244,11 +244,43 @@ export function manifestDirs(repoDir: string, language: LanguageId): string[] {
     for (const e of entries) if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) walk(path.join(rel, e.name), depth + 1);
   };
   walk('', 0);
-  return found;
+  return found.filter((rel) => !dependenciesProvided(language, path.join(repoDir, rel)));
 }
 
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Gems and Composer packages every language image has already (Debian's or the official image's). */
+const PROVIDED: Partial<Record<LanguageId, RegExp>> = {
+  php: /^(php|php-64bit|ext-.+|lib-.+|composer-plugin-api|composer-runtime-api|phpunit\/phpunit)$/i,
+  ruby: /^(rspec|rspec-core|rspec-expectations|rspec-mocks|rspec-support|simplecov|simplecov-html|rake|bundler)$/,
+};
+
+/**
+ * Whether a manifest folder asks only for what the image already has: then there is nothing to fetch
+ * (and nothing that needs a registry), so the environment is the language image as it is.
+ */
+export function dependenciesProvided(language: LanguageId, dir: string): boolean {
+  const provided = PROVIDED[language];
+  if (!provided) return false;
+  try {
+    if (language === 'php') {
+      const composer = JSON.parse(fs.readFileSync(path.join(dir, 'composer.json'), 'utf8')) as { require?: object; 'require-dev'?: object };
+      return [...Object.keys(composer.require ?? {}), ...Object.keys(composer['require-dev'] ?? {})].every((n) => provided.test(n));
+    }
+    const files = fs.readdirSync(dir).filter((f) => f === 'Gemfile' || f.endsWith('.gemspec'));
+    const names: string[] = [];
+    for (const f of files) {
+      const text = fs.readFileSync(path.join(dir, f), 'utf8');
+      for (const m of text.matchAll(/^\s*(?:gem|\w+\.add_(?:runtime_|development_)?dependency)\s*\(?\s*["']([^"']+)["']/gm)) names.push(m[1]);
+      // `gemspec` in a Gemfile pulls in the gemspec's dependencies, read above; `git:`/`path:` sources cannot be known.
+      if (/\b(git|github|path)\s*:/.test(text)) return false;
+    }
+    return names.every((n) => provided.test(n));
+  } catch {
+    return false;
+  }
 }
 
 /** The install command for one manifest folder; dependency caches are the ones docker/README.md lists. */

@@ -77,7 +77,7 @@ export async function mutationEdits(task: TaskRecord, language: LanguageId): Pro
   try {
     const fn = focalNode(tree, task, language);
     const { start_line, end_line } = task.function_component;
-    return EDITS_FOR[language](fn, task.file_content)
+    return EDITS_FOR[language](fn)
       .filter((e) => e.line >= start_line && e.line <= end_line && e.replacement !== e.original)
       .sort(bySourceOrder);
   } finally {

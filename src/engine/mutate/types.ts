@@ -23,8 +23,5 @@ export interface MutationEdit {
   replacement: string;
 }
 
-/**
- * A language's mutation operators. `fn` is the focal function's definition node in a tree of
- * `source`; every edit lies inside it.
- */
-export type MutationEditsFor = (fn: Node, source: string) => MutationEdit[];
+/** A language's mutation operators: `fn` is the focal function's definition node; every edit lies inside it. */
+export type MutationEditsFor = (fn: Node) => MutationEdit[];

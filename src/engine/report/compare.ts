@@ -133,7 +133,8 @@ export function compareRuns(a: readonly Slot[], b: readonly Slot[], opts: Compar
   const A = keyed(a, byId);
   const B = keyed(b, byId);
   const pairs: Array<readonly [Slot, Slot]> = [];
-  for (const [k, sa] of A.map) {
+  // In key order, so the paired bootstrap does not depend on the order of the input files.
+  for (const [k, sa] of [...A.map].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     const sb = B.map.get(k);
     if (sb) pairs.push([sa, sb]);
   }

@@ -16,6 +16,12 @@ export function fmtP(p: number): string {
   return p.toExponential(2);
 }
 
+/** χ² with two decimals; the exact test's statistic is a count. */
+export function fmtStatistic(t: { method: string; statistic: number | null }): string {
+  if (t.statistic === null) return '—';
+  return t.method === 'exact-binomial' ? String(t.statistic) : t.statistic.toFixed(2);
+}
+
 export const BASELINE_MARK = '†';
 
 export function baselineMark(b: BaselineShare): string {

@@ -1,5 +1,5 @@
 import { stars, type Comparison } from './compare';
-import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, groupLabel, titleCase } from './format';
+import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
 import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
 import type { ComparisonReport, Report } from './report';
 import { escapeHtml as h, groupedBarChart, stackedBarChart, type Series } from './svg';
@@ -212,7 +212,7 @@ function comparisonTableHtml(c: Comparison): string {
       (r) =>
         `<tr data-language="${h(r.language)}"${r.language === ALL ? ' class="pooled"' : ''}><td class="name">${h(r.language)}</td><td>${r.pairs}</td><td>${fmt(r.tprA)}</td><td>${fmt(r.tprB)}</td>` +
         `<td>${fmt(r.delta.value)} <span class="ci">[${fmt(r.delta.low)}, ${fmt(r.delta.high)}]</span></td><td>${r.test.onlyA}</td><td>${r.test.onlyB}</td><td class="name">${method(r.test.method)}</td>` +
-        `<td>${r.test.statistic === null ? '—' : fmt(r.test.statistic, 2)}</td><td>${fmtP(r.test.p)}</td><td data-p-holm="${r.pHolm}">${fmtP(r.pHolm)}</td><td${r.significant ? ' class="sig"' : ''}>${stars(r.pHolm)}</td></tr>`,
+        `<td>${fmtStatistic(r.test)}</td><td>${fmtP(r.test.p)}</td><td data-p-holm="${r.pHolm}">${fmtP(r.pHolm)}</td><td${r.significant ? ' class="sig"' : ''}>${stars(r.pHolm)}</td></tr>`,
     )
     .join('\n');
   return `<div class="scroll"><table id="table-comparison"><thead><tr><th class="name">Language</th><th>Pairs</th><th>TPR ${h(c.labelA)}</th><th>TPR ${h(c.labelB)}</th><th>Δ (B − A)</th><th>Only A passes</th><th>Only B passes</th><th class="name">Test</th><th>Statistic</th><th>p</th><th>p (Holm)</th><th></th></tr></thead><tbody>\n${body}\n</tbody></table></div>`;

@@ -1,5 +1,5 @@
 import { stars, type Comparison } from './compare';
-import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, groupLabel, titleCase } from './format';
+import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
 import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
 import type { ComparisonReport, Report } from './report';
 import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
@@ -87,7 +87,7 @@ export function comparisonTableMarkdown(c: Comparison): string {
     String(r.test.onlyA),
     String(r.test.onlyB),
     r.test.method === 'exact-binomial' ? 'exact binomial' : r.test.method === 'chi-square-cc' ? 'χ² (cont. corr.)' : 'no discordant pairs',
-    r.test.statistic === null ? '—' : fmt(r.test.statistic, 2),
+    fmtStatistic(r.test),
     fmtP(r.test.p),
     fmtP(r.pHolm),
     stars(r.pHolm),

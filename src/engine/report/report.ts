@@ -33,6 +33,8 @@ export interface StatisticsNote {
 /** Everything the renderers (Markdown, HTML, JSON) show, computed once. */
 export interface Report {
   label: string;
+  /** Sentences every rendering must carry (the baseline's lower-bound label). */
+  notes: string[];
   statistics: StatisticsNote;
   totals: {
     slots: number;
@@ -85,8 +87,10 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
   const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan };
   const estimate = createEstimator(slots, est);
   const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
+  const baselineSlots = slots.filter((s) => s.baseline).length;
   return {
     label: opts.label ?? 'XRepoTest results',
+    notes: baselineSlots ? [`${baselineSlots} of ${slots.length} slots come from the offline baseline provider: a lower bound, not a model's result. Rows with baseline = "all" or "some" hold them.`] : [],
     statistics: stats,
     totals: {
       slots: slots.length,
@@ -96,7 +100,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       modes: distinct(slots.map((s) => s.mode)),
       models: distinct(slots.map((s) => s.model)),
       repositories: new Set(slots.map((s) => `${s.language}/${s.repository}`)).size,
-      baselineSlots: slots.filter((s) => s.baseline).length,
+      baselineSlots,
       mutationRan,
     },
     tables: {

@@ -2,13 +2,13 @@
 # Runs the hand-written generated tests (test/data/generated/<lang>/{pass,fail,nocompile,noinvoke})
 # against the fixtures' focal functions, on throwaway copies of the fixtures, with the local executor.
 set -euo pipefail
-MAIN=/work/main
+MAIN="$(cd "$(dirname "$0")/../../.." && pwd)"
 W=/tmp/xrt-report-capture
 cp -r $MAIN/test/fixtures/inventory-go $MAIN/test/fixtures/geometry-rs $MAIN/test/fixtures/textkit-php $MAIN/test/fixtures/bookshelf-rb $W/
 node $MAIN/dist/cli.js extract $W/inventory-go $W/geometry-rs $W/textkit-php $W/bookshelf-rb --out $W/tasks.jsonl --no-progress
-python3 - <<'PY'
+MAIN=$MAIN python3 - <<'PY'
 import json
-W='/tmp/xrt-report-capture'; MAIN='/work/main'
+import os; W='/tmp/xrt-report-capture'; MAIN=os.environ['MAIN']
 focal={'go':'Status','rust':'classify_triangle','php':'slugify','ruby':'search'}
 ext={'go':'go','rust':'rs','php':'php','ruby':'rb'}
 tasks=[json.loads(l) for l in open(f'{W}/tasks.jsonl')]

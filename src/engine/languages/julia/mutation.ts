@@ -6,6 +6,7 @@ import {
   definedBefore,
   editOf,
   flipBoolean,
+  insideAny,
   mutateFloat,
   mutateInteger,
   mutateQuotedString,
@@ -45,6 +46,7 @@ const JULIA_RELATIONAL: OperatorTable = {
 const JULIA_COMPOUND: OperatorTable = { '+=': ['-='], '-=': ['+='], '*=': ['/='], '/=': ['*='] };
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 const STRINGS = new Set(['string_literal']);
+const MACRO_CALLS = new Set(['macrocall_expression']);
 
 /** Nodes whose statements are listed as their own children (beside a condition or binding). */
 const STATEMENT_PARENTS = new Set([
@@ -153,13 +155,8 @@ function literalEdit(n: Node, fn: Node): MutationEdit | null {
   else if (n.type === 'float_literal') r = mutateFloat(n.text);
   else if (n.type === 'boolean_literal') r = flipBoolean(n.text);
   // A macro's string argument may be a format (`@printf "%d"`): emptying it fails when the module loads.
-  else if (STRINGS.has(n.type) && !hasAncestor(n, 'macrocall_expression', fn)) r = mutateQuotedString(n.text);
+  else if (STRINGS.has(n.type) && !insideAny(n, MACRO_CALLS, fn)) r = mutateQuotedString(n.text);
   return r === null ? null : editOf('constant', n, r);
-}
-
-function hasAncestor(n: Node, type: string, stop: Node): boolean {
-  for (let p = n.parent; p && !p.equals(stop); p = p.parent) if (p.type === type) return true;
-  return false;
 }
 
 /** Whether removing a statement is a mutant a test's assertions (not an UndefVarError) should notice. */

@@ -1,0 +1,622 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Command } from 'commander';
+import { registerDatasetCommand } from '../../src/cli/dataset-command';
+import { fetchDataset, type FetchEvent, type FetchOptions } from '../../src/engine/dataset/fetch';
+import { releasePath } from '../../src/engine/dataset/files';
+import { gitBlobSha1 } from '../../src/engine/dataset/hash';
+import { HubError } from '../../src/engine/dataset/hub';
+import { LOCK_FILE, readLock } from '../../src/engine/dataset/lock';
+import { focalFiles, parseRepoSpec, pinRepository } from '../../src/engine/dataset/pin';
+import { loadManifest } from '../../src/engine/tasks/manifest';
+import { loadTasks } from '../../src/engine/tasks/load';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/*
+ * A hub on 127.0.0.1 that speaks the Hugging Face file paths, `/datasets/<repo>/resolve/<rev>/<path>`,
+ * as the real one does: LFS files answered with a redirect to a CDN on another origin, carrying
+ * X-Repo-Commit, X-Linked-Etag (the SHA-256) and X-Linked-Size; small files served by the hub itself
+ * with their git blob id as ETag; Range requests; a token check. Faults are switched on per test.
+ */
+
+const DATASET = 'solis-soict/xrepotest';
+const TOKEN = 'hf_TESTTOKEN_must_never_be_printed_0123456789';
+const COMMITS = { old: 'a'.repeat(40), pinned: 'b'.repeat(40), newer: 'c'.repeat(40) };
+
+function sha256(b: Buffer): string {
+  return createHash('sha256').update(b).digest('hex');
+}
+
+/** Published-format records (notes §1), long enough that a file spans many network chunks. */
+function recordsFile(language: string, commitTag: string, count: number): Buffer {
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const body = Array.from({ length: 30 }, (_, k) => `    x${k} := ${i} + ${k} // ${commitTag}`).join('\n');
+    lines.push(
+      JSON.stringify({
+        task_id: i,
+        function_name: `Fn${i}`,
+        file_path: `demo-main/pkg/f${i}.go`,
+        focal_code: `func Fn${i}() int {\n${body}\n    return 0\n}`,
+        file_content: `package pkg\n\nfunc Fn${i}() int {\n${body}\n    return 0\n}\n`,
+        language,
+        function_component: { name: `Fn${i}`, signature: `func Fn${i}() int`, start_line: 3, end_line: 35 },
+        metadata: { package: 'pkg', class_name: '', class_signature: '' },
+      }),
+    );
+  }
+  return Buffer.from(lines.join('\n') + '\n');
+}
+
+interface Seen {
+  server: 'hub' | 'cdn';
+  path: string;
+  revision?: string;
+  range?: string;
+  authorization?: string;
+}
+
+interface HubConfig {
+  /** commit → release path → bytes */
+  files: Record<string, Record<string, Buffer>>;
+  branches: Record<string, string>;
+  token?: string;
+  /** How a branch name is resolved: an X-Repo-Commit header, or a redirect to the commit's path. */
+  commitVia: 'header' | 'redirect';
+  /** Paths answered with a redirect to the CDN (LFS); the others are served by the hub. */
+  isLfs: (p: string) => boolean;
+  /** Served with other bytes than the hash the hub announces. */
+  corrupt: Set<string>;
+  /** Path → bytes after which the connection is cut, once. */
+  dropOnce: Map<string, number>;
+  ignoreRange: boolean;
+}
+
+class LocalHub {
+  seen: Seen[] = [];
+  config: HubConfig;
+  private hub!: http.Server;
+  private cdn!: http.Server;
+  private blobs = new Map<string, Buffer>();
+
+  constructor(config: Partial<HubConfig> & Pick<HubConfig, 'files' | 'branches'>) {
+    this.config = { token: TOKEN, commitVia: 'header', isLfs: (p) => !p.includes('/lsp/'), corrupt: new Set(), dropOnce: new Map(), ignoreRange: false, ...config };
+  }
+
+  /** Kept after stop(): a stopped hub is still the address a client tries. */
+  endpoint = '';
+  private cdnBase = '';
+
+  async start(): Promise<this> {
+    this.hub = http.createServer((req, res) => this.onHub(req, res));
+    this.cdn = http.createServer((req, res) => this.onCdn(req, res));
+    await Promise.all([this.hub, this.cdn].map((s) => new Promise<void>((r) => s.listen(0, '127.0.0.1', r))));
+    this.endpoint = `http://127.0.0.1:${(this.hub.address() as AddressInfo).port}`;
+    this.cdnBase = `http://127.0.0.1:${(this.cdn.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const s of [this.hub, this.cdn]) s.closeAllConnections();
+    await Promise.all([this.hub, this.cdn].map((s) => new Promise<void>((r) => s.close(() => r()))));
+  }
+
+  requestsFor(p: string): Seen[] {
+    return this.seen.filter((s) => s.path === p);
+  }
+
+  private send(req: http.IncomingMessage, res: http.ServerResponse, bytes: Buffer, key: string, headers: Record<string, string>): void {
+    const m = /^bytes=(\d+)-$/.exec(String(req.headers.range ?? ''));
+    let start = 0;
+    if (m && !this.config.ignoreRange) {
+      start = Number(m[1]);
+      if (start >= bytes.length) {
+        res.writeHead(416, { ...headers, 'content-range': `bytes */${bytes.length}` });
+        return void res.end();
+      }
+      res.writeHead(206, { ...headers, 'content-length': String(bytes.length - start), 'content-range': `bytes ${start}-${bytes.length - 1}/${bytes.length}`, 'accept-ranges': 'bytes' });
+    } else res.writeHead(200, { ...headers, 'content-length': String(bytes.length), 'accept-ranges': 'bytes' });
+    const cut = this.config.dropOnce.get(key);
+    if (cut !== undefined && cut > start) {
+      this.config.dropOnce.delete(key);
+      // Let the client take the bytes in before the connection goes, as a real mid-file drop does.
+      res.write(bytes.subarray(start, cut), () => setTimeout(() => res.socket?.destroy(), 150));
+      return;
+    }
+    res.end(bytes.subarray(start));
+  }
+
+  private onHub(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const m = /^\/datasets\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(req.url ?? '');
+    const revision = m ? decodeURIComponent(m[2]) : undefined;
+    const filePath = m ? m[3].split('/').map(decodeURIComponent).join('/') : (req.url ?? '');
+    this.seen.push({ server: 'hub', path: filePath, revision, range: req.headers.range, authorization: req.headers.authorization });
+    if (this.config.token && req.headers.authorization !== `Bearer ${this.config.token}`) {
+      res.writeHead(401, { 'x-error-code': 'RepoNotFound', 'x-error-message': 'Invalid credentials in Authorization header' });
+      return void res.end('Unauthorized');
+    }
+    if (!m || m[1] !== DATASET) {
+      res.writeHead(404, { 'x-error-code': 'RepoNotFound' });
+      return void res.end();
+    }
+    const branchCommit = this.config.branches[revision!];
+    if (branchCommit && this.config.commitVia === 'redirect') {
+      res.writeHead(302, { location: `/datasets/${DATASET}/resolve/${branchCommit}/${m[3]}` });
+      return void res.end();
+    }
+    const commit = branchCommit ?? (this.config.files[revision!] ? revision! : undefined);
+    if (!commit) {
+      res.writeHead(404, { 'x-error-code': 'RevisionNotFound', 'x-error-message': 'Invalid rev id' });
+      return void res.end();
+    }
+    const bytes = this.config.files[commit][filePath];
+    if (!bytes) {
+      res.writeHead(404, { 'x-error-code': 'EntryNotFound', 'x-repo-commit': commit });
+      return void res.end();
+    }
+    const served = this.config.corrupt.has(filePath) ? Buffer.from(bytes.toString().replace(/Fn1\b/g, 'Fx1')) : bytes;
+    const meta: Record<string, string> = this.config.commitVia === 'header' ? { 'x-repo-commit': commit } : {};
+    if (this.config.isLfs(filePath)) {
+      const hash = sha256(bytes);
+      this.blobs.set(hash, served);
+      res.writeHead(302, { ...meta, location: `${this.cdnBase}/blobs/${hash}?path=${encodeURIComponent(filePath)}`, 'x-linked-etag': `"${hash}"`, 'x-linked-size': String(bytes.length), etag: `"${gitBlobSha1(bytes)}"` });
+      return void res.end();
+    }
+    this.send(req, res, served, filePath, { ...meta, etag: `"${gitBlobSha1(bytes)}"` });
+  }
+
+  private onCdn(req: http.IncomingMessage, res: http.ServerResponse): void {
+    const url = new URL(req.url ?? '/', 'http://cdn');
+    const filePath = url.searchParams.get('path') ?? '';
+    this.seen.push({ server: 'cdn', path: filePath, range: req.headers.range, authorization: req.headers.authorization });
+    const bytes = this.blobs.get(url.pathname.replace('/blobs/', ''));
+    if (!bytes) {
+      res.writeHead(404);
+      return void res.end();
+    }
+    // A CDN's ETag is no hash of ours (an MD5 here): the client must not take it for the SHA-256.
+    this.send(req, res, bytes, filePath, { etag: `"${createHash('md5').update(bytes).digest('hex')}"` });
+  }
+}
+
+const GO_BASE = releasePath('go', 'base');
+const RUBY_BASE = releasePath('ruby', 'base');
+const GO_LSP = releasePath('go', 'lsp');
+const RUBY_LSP = releasePath('ruby', 'lsp');
+const FOUR = [GO_BASE, RUBY_BASE, GO_LSP, RUBY_LSP];
+
+function publishedFiles(tag: string): Record<string, Buffer> {
+  return {
+    [GO_BASE]: recordsFile('go', `${tag}-go`, 120),
+    [RUBY_BASE]: recordsFile('ruby', `${tag}-ruby`, 80),
+    [GO_LSP]: recordsFile('go', `${tag}-go-lsp`, 40),
+    [RUBY_LSP]: recordsFile('ruby', `${tag}-ruby-lsp`, 40),
+  };
+}
+
+function hubFiles(): Record<string, Record<string, Buffer>> {
+  return { [COMMITS.old]: publishedFiles('old'), [COMMITS.pinned]: publishedFiles('pinned'), [COMMITS.newer]: publishedFiles('newer') };
+}
+
+describe('dataset fetch from a Hugging Face hub (a local one)', function () {
+  let tmp: string;
+  let hub: LocalHub;
+  const events: FetchEvent[] = [];
+
+  const options = (dir: string, extra: Partial<FetchOptions> = {}): FetchOptions => ({
+    dir,
+    endpoint: hub.endpoint,
+    token: TOKEN,
+    languages: ['go', 'ruby'],
+    kinds: ['base', 'lsp'],
+    retries: 0,
+    retryDelayMs: 5,
+    onEvent: (e) => events.push(e),
+    ...extra,
+  });
+
+  beforeEach(async () => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-dataset-'));
+    hub = await new LocalHub({ files: hubFiles(), branches: { main: COMMITS.pinned } }).start();
+    events.length = 0;
+  });
+  afterEach(async () => {
+    await hub.stop().catch(() => undefined);
+    fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('downloads every file at the commit main resolves to, verifies it and records it in the lock file', async () => {
+    const dir = path.join(tmp, 'ds');
+    const r = await fetchDataset(options(dir));
+    assert.equal(r.commit, COMMITS.pinned);
+    assert.equal(r.offline, false);
+    const served = hubFiles()[COMMITS.pinned];
+    for (const p of FOUR) assert.ok(fs.readFileSync(path.join(dir, p)).equals(served[p]), `${p} is the pinned commit's bytes`);
+    const lock = readLock(dir)!;
+    assert.equal(lock.commit, COMMITS.pinned);
+    assert.equal(lock.revision, 'main');
+    assert.deepEqual(
+      lock.files.map((f) => [f.path, f.size, f.sha256]),
+      [...FOUR].sort().map((p) => [p, served[p].length, sha256(served[p])]),
+    );
+    // Only the first file is asked for by branch name; the others at the commit it resolved to.
+    const hubAsks = hub.seen.filter((s) => s.server === 'hub');
+    assert.equal(hubAsks[0].revision, 'main');
+    assert.deepEqual([...new Set(hubAsks.slice(1).map((s) => s.revision))], [COMMITS.pinned]);
+    // The token goes to the hub only, never to the CDN's other origin, and is never written or reported.
+    assert.ok(hubAsks.every((s) => s.authorization === `Bearer ${TOKEN}`));
+    const cdnAsks = hub.seen.filter((s) => s.server === 'cdn');
+    assert.ok(cdnAsks.length >= 2, 'LFS files came through the CDN');
+    assert.ok(cdnAsks.every((s) => s.authorization === undefined));
+    assert.ok(!fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8').includes(TOKEN));
+    assert.ok(!JSON.stringify(events).includes(TOKEN));
+    assert.ok(events.some((e) => e.type === 'bytes'), 'progress was reported');
+    assert.deepEqual(fs.readdirSync(path.join(dir, 'data', 'base')).sort(), ['go_functions.jsonl', 'ruby_functions.jsonl']);
+  });
+
+  it('reuses a fetched folder with the server stopped, and refetches only a changed file, at the locked commit', async () => {
+    const dir = path.join(tmp, 'ds');
+    await fetchDataset(options(dir));
+    await hub.stop();
+    const again = await fetchDataset(options(dir));
+    assert.equal(again.offline, true);
+    assert.deepEqual(again.files.map((f) => f.from), ['cache', 'cache', 'cache', 'cache']);
+    assert.equal(again.commit, COMMITS.pinned);
+
+    fs.appendFileSync(path.join(dir, GO_LSP), 'tampered\n');
+    await assert.rejects(fetchDataset(options(dir)), (e: Error) => {
+      assert.ok(e instanceof HubError && e.kind === 'network', e.message);
+      assert.match(e.message, /cannot reach http:\/\/127\.0\.0\.1:\d+/);
+      assert.match(e.message, /--endpoint/);
+      assert.match(e.message, /data\/lsp\/go_functions_enriched\.jsonl/);
+      return true;
+    });
+    await assert.rejects(fetchDataset(options(dir, { offline: true })), /--offline: 1 file\(s\) missing or not matching/);
+
+    // The hub moves main on; the folder stays pinned to its commit.
+    hub = await new LocalHub({ files: hubFiles(), branches: { main: COMMITS.newer } }).start();
+    const repaired = await fetchDataset(options(dir));
+    assert.deepEqual(repaired.files.map((f) => f.from), ['cache', 'cache', 'download', 'cache']);
+    assert.deepEqual([...new Set(hub.seen.filter((s) => s.server === 'hub').map((s) => s.path + '@' + s.revision))], [`${GO_LSP}@${COMMITS.pinned}`]);
+    assert.ok(fs.readFileSync(path.join(dir, GO_LSP)).equals(hubFiles()[COMMITS.pinned][GO_LSP]));
+  });
+
+  it('moves the pin with --refresh, keeping files whose bytes did not change', async () => {
+    const dir = path.join(tmp, 'ds');
+    await fetchDataset(options(dir, { kinds: ['base'] }));
+    const files = hubFiles();
+    files[COMMITS.newer][GO_BASE] = files[COMMITS.pinned][GO_BASE]; // unchanged between the two commits
+    hub.config.files = files;
+    hub.config.branches.main = COMMITS.newer;
+    const r = await fetchDataset(options(dir, { kinds: ['base'], refresh: true }));
+    assert.equal(r.commit, COMMITS.newer);
+    assert.deepEqual(r.files.map((f) => [f.path, f.from]), [[GO_BASE, 'adopted'], [RUBY_BASE, 'download']]);
+    assert.ok(fs.readFileSync(path.join(dir, RUBY_BASE)).equals(files[COMMITS.newer][RUBY_BASE]));
+    assert.equal(readLock(dir)!.commit, COMMITS.newer);
+  });
+
+  it('keeps the partial of a dropped download and resumes it with a Range request on the next run', async () => {
+    const dir = path.join(tmp, 'ds');
+    hub.config.dropOnce.set(RUBY_BASE, 20_000);
+    await assert.rejects(fetchDataset(options(dir)), (e: Error) => {
+      assert.ok(e instanceof HubError && e.kind === 'dropped', e.message);
+      assert.match(e.message, /data\/base\/ruby_functions\.jsonl: the connection dropped after \d+ of \d+ bytes/);
+      assert.match(e.message, /next run resumes it/);
+      return true;
+    });
+    const partial = path.join(dir, `${RUBY_BASE}.partial`);
+    const kept = fs.statSync(partial).size;
+    const whole = hubFiles()[COMMITS.pinned][RUBY_BASE];
+    assert.ok(kept > 0 && kept <= 20_000, `partial holds ${kept} bytes`);
+    assert.ok(!fs.existsSync(path.join(dir, RUBY_BASE)), 'nothing half-written is in place');
+    assert.ok(!readLock(dir)!.files.some((f) => f.path === RUBY_BASE));
+
+    hub.seen = [];
+    const r = await fetchDataset(options(dir));
+    const asks = hub.requestsFor(RUBY_BASE);
+    assert.ok(asks.length >= 2 && asks.every((s) => s.range === `bytes=${kept}-`), JSON.stringify(asks));
+    assert.ok(events.some((e) => e.type === 'download' && e.path === RUBY_BASE && e.from === kept));
+    assert.ok(fs.readFileSync(path.join(dir, RUBY_BASE)).equals(whole));
+    assert.ok(!fs.existsSync(partial) && !fs.existsSync(`${partial}.json`));
+    assert.equal(r.files.find((f) => f.path === RUBY_BASE)!.sha256, sha256(whole));
+  });
+
+  it('retries a dropped download in the same run, and starts over when the server ignores Range', async () => {
+    const dir = path.join(tmp, 'ds');
+    hub.config.dropOnce.set(GO_LSP, 15_000); // served by the hub itself (not LFS)
+    hub.config.ignoreRange = true;
+    const r = await fetchDataset(options(dir, { retries: 1 }));
+    assert.ok(events.some((e) => e.type === 'retry' && e.path === GO_LSP));
+    const asks = hub.requestsFor(GO_LSP);
+    assert.equal(asks.length, 2);
+    assert.match(asks[1].range ?? '', /^bytes=\d+-$/);
+    assert.ok(fs.readFileSync(path.join(dir, GO_LSP)).equals(hubFiles()[COMMITS.pinned][GO_LSP]));
+    assert.equal(r.files.length, 4);
+  });
+
+  it('rejects a file whose bytes do not match the hub\'s hash, naming the file and both hashes', async () => {
+    const dir = path.join(tmp, 'ds');
+    hub.config.corrupt.add(GO_BASE).add(GO_LSP);
+    const good = hubFiles()[COMMITS.pinned][GO_BASE];
+    await assert.rejects(fetchDataset(options(dir)), (e: Error) => {
+      assert.ok(e instanceof HubError && e.kind === 'checksum', e.message);
+      assert.match(e.message, /^data\/base\/go_functions\.jsonl: checksum mismatch: expected SHA-256 ([0-9a-f]{64}), got ([0-9a-f]{64})/);
+      const [, expected, actual] = /expected SHA-256 ([0-9a-f]{64}), got ([0-9a-f]{64})/.exec(e.message)!;
+      assert.equal(expected, sha256(good));
+      assert.notEqual(actual, expected);
+      return true;
+    });
+    assert.ok(!fs.existsSync(path.join(dir, GO_BASE)));
+    assert.ok(!fs.existsSync(path.join(dir, `${GO_BASE}.partial`)));
+    // A small file's hash is its git blob id, checked the same way.
+    hub.config.corrupt.delete(GO_BASE);
+    await assert.rejects(fetchDataset(options(dir)), /data\/lsp\/go_functions_enriched\.jsonl: checksum mismatch: expected git blob [0-9a-f]{40}, got [0-9a-f]{40}/);
+    assert.ok(!fs.existsSync(path.join(dir, GO_LSP)));
+    assert.deepEqual(readLock(dir)!.files.map((f) => f.path), [GO_BASE, RUBY_BASE]);
+  });
+
+  it('says to set HF_TOKEN on a 401, and tells a missing revision from a missing file on a 404', async () => {
+    const dir = path.join(tmp, 'ds');
+    await assert.rejects(fetchDataset(options(dir, { token: undefined })), (e: Error) => {
+      assert.ok(e instanceof HubError && e.kind === 'auth');
+      assert.match(e.message, /answered 401.*set HF_TOKEN \(or pass --token\)/);
+      return true;
+    });
+    await assert.rejects(fetchDataset(options(dir, { token: 'hf_wrong' })), /401.*the token sent was refused/);
+    await assert.rejects(fetchDataset(options(dir, { revision: 'v9' })), (e: Error) => {
+      assert.ok(e instanceof HubError && e.kind === 'not-found');
+      assert.match(e.message, /the revision "v9" does not exist in datasets\/solis-soict\/xrepotest \(404\)/);
+      return true;
+    });
+    await assert.rejects(fetchDataset(options(dir, { kinds: ['rag-bm25'] })), /the file data\/rag\/go_functions_ws50_ss10_k20_enriched_bm25\.jsonl does not exist at revision main \(404\)/);
+    assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)), 'no lock for a fetch that got nothing');
+  });
+
+  it('says that --endpoint can point at a mirror when nothing answers', async () => {
+    const dir = path.join(tmp, 'ds');
+    await hub.stop();
+    await assert.rejects(fetchDataset(options(dir)), /cannot reach http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\).*--endpoint URL \(or HF_ENDPOINT\) can point at a mirror/);
+    assert.ok(!fs.existsSync(path.join(dir, GO_BASE)));
+  });
+
+  it('learns the commit from a mirror that redirects the branch name to the commit\'s path', async () => {
+    hub.config.commitVia = 'redirect';
+    const dir = path.join(tmp, 'ds');
+    const r = await fetchDataset(options(dir, { kinds: ['base'] }));
+    assert.equal(r.commit, COMMITS.pinned);
+    assert.equal(readLock(dir)!.commit, COMMITS.pinned);
+    assert.ok(fs.readFileSync(path.join(dir, GO_BASE)).equals(hubFiles()[COMMITS.pinned][GO_BASE]));
+  });
+
+  it('runs as `xrepotest dataset fetch`, with the token from HF_TOKEN, and the fetched files load as tasks', async () => {
+    const dir = path.join(tmp, 'ds');
+    const out = await runCli(['dataset', 'fetch', '--dir', dir, '--endpoint', hub.endpoint, '--lang', 'go', '--kinds', 'base', '--no-progress'], { HF_TOKEN: TOKEN });
+    assert.equal(out.code, 0, out.stderr);
+    assert.match(out.stdout, new RegExp(`at main: commit ${COMMITS.pinned}`));
+    assert.match(out.stdout, /1 files, .* 1 fetched/);
+    assert.ok(!(out.stdout + out.stderr).includes(TOKEN));
+    const { tasks, problems } = await loadTasks([path.join(dir, GO_BASE)]);
+    assert.deepEqual(problems, []);
+    assert.equal(tasks.length, 120);
+    const offline = await runCli(['dataset', 'fetch', '--dir', dir, '--lang', 'go', '--kinds', 'base', '--offline'], {});
+    assert.match(offline.stdout, /no network used/);
+    const bad = await runCli(['dataset', 'fetch', '--dir', dir, '--kinds', 'base,rag'], {});
+    assert.notEqual(bad.code, 0);
+    assert.match(bad.stderr, /unknown dataset kind "rag"/);
+  });
+});
+
+/** Runs the command in this process, as main.ts will once the lead wires it, capturing what it prints. */
+async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const program = new Command('xrepotest').exitOverride();
+  program.configureOutput({ writeOut: (s) => void (captured.stdout += s), writeErr: (s) => void (captured.stderr += s) });
+  registerDatasetCommand(program);
+  const captured = { stdout: '', stderr: '' };
+  const saved = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr), env: { ...process.env }, exitCode: process.exitCode };
+  process.stdout.write = ((s: string) => ((captured.stdout += s), true)) as typeof process.stdout.write;
+  process.stderr.write = ((s: string) => ((captured.stderr += s), true)) as typeof process.stderr.write;
+  delete process.env.HF_TOKEN;
+  delete process.env.HF_ENDPOINT;
+  Object.assign(process.env, env);
+  process.exitCode = 0;
+  let code = 0;
+  try {
+    await program.parseAsync(args, { from: 'user' });
+    code = Number(process.exitCode ?? 0);
+  } catch (e) {
+    const err = e as { exitCode?: number; code?: string; message: string };
+    if (!err.code?.startsWith('commander.')) captured.stderr += `xrepotest: ${err.message}\n`;
+    code = err.exitCode ?? 1;
+  } finally {
+    process.stdout.write = saved.out;
+    process.stderr.write = saved.err;
+    process.env = saved.env;
+    process.exitCode = saved.exitCode;
+  }
+  return { code, ...captured };
+}
+
+/* ---------------------------------------------------------------- pin */
+
+function gitIn(dir: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', dir, '-c', 'user.name=Test', '-c', 'user.email=test@example.com', '-c', 'commit.gpgsign=false', ...args], { encoding: 'utf8' }).trim();
+}
+
+interface History {
+  root: string;
+  /** The folder that is the published repository (the root, or a sub-folder of a bigger checkout). */
+  repo: string;
+  commits: Record<'c1' | 'c2' | 'c3' | 'c4' | 'c5' | 'c6', string>;
+  /** Each commit's contents of the focal files. */
+  at: Record<string, Record<string, string>>;
+}
+
+const goFile = (name: string, version: number): string =>
+  `package shapes\n\n// ${name}, version ${version}\nfunc ${name}(x int) int {\n\tif x < ${version} {\n\t\treturn ${version}\n\t}\n\treturn x * ${version}\n}\n`;
+
+/** Six commits: c2 and c5 change a.go, c3 changes b/c.go, c4 and c6 change only a README. */
+function buildHistory(base: string, sub = ''): History {
+  const root = path.join(base, 'upstream');
+  const repo = path.join(root, sub);
+  fs.mkdirSync(path.join(repo, 'src', 'b'), { recursive: true });
+  execFileSync('git', ['init', '-q', '-b', 'main', root]);
+  const at: History['at'] = {};
+  const state: Record<string, string> = {};
+  const commit = (label: string, changes: Record<string, string>): string => {
+    for (const [p, text] of Object.entries(changes)) {
+      fs.writeFileSync(path.join(repo, p), text);
+      state[p] = text;
+    }
+    gitIn(root, 'add', '-A');
+    gitIn(root, 'commit', '-q', '-m', label);
+    const sha = gitIn(root, 'rev-parse', 'HEAD');
+    at[sha] = { 'src/a.go': state['src/a.go'], 'src/b/c.go': state['src/b/c.go'] };
+    return sha;
+  };
+  const c1 = commit('c1', { 'src/a.go': goFile('Area', 1), 'src/b/c.go': goFile('Corner', 1), 'README.md': 'one\n' });
+  const c2 = commit('c2', { 'src/a.go': goFile('Area', 2) });
+  const c3 = commit('c3', { 'src/b/c.go': goFile('Corner', 2) });
+  const c4 = commit('c4', { 'README.md': 'two\n' });
+  const c5 = commit('c5', { 'src/a.go': goFile('Area', 3) });
+  const c6 = commit('c6', { 'README.md': 'three\n' });
+  return { root, repo, commits: { c1, c2, c3, c4, c5, c6 }, at };
+}
+
+function record(taskId: number, repoDir: string, pathInRepo: string, fileContent: string, fn: string): TaskRecord {
+  return {
+    task_id: taskId,
+    function_name: fn,
+    file_path: `${repoDir}/${pathInRepo}`,
+    focal_code: fileContent.slice(fileContent.indexOf('func ')),
+    file_content: fileContent,
+    language: 'go',
+    function_component: { name: fn, signature: `func ${fn}(x int) int`, start_line: 4, end_line: 9 },
+    metadata: { package: 'shapes', class_name: '', class_signature: '' },
+  };
+}
+
+/** Records as the release would have made them from the repository at `commit`: two tasks in a.go, one in b/c.go. */
+function recordsAt(h: History, commit: string, repoDir = 'shapes-main'): TaskRecord[] {
+  const files = h.at[commit];
+  return [
+    record(0, repoDir, 'src/a.go', files['src/a.go'], 'Area'),
+    record(1, repoDir, 'src/a.go', files['src/a.go'], 'Perimeter'),
+    record(2, repoDir, 'src/b/c.go', files['src/b/c.go'], 'Corner'),
+  ];
+}
+
+describe('dataset pin: recovering the upstream commit of a published repository', () => {
+  let tmp: string;
+  before(function () {
+    if (!hasTool('git')) skipBecause(this, 'git is not installed');
+  });
+  beforeEach(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-pin-'));
+  });
+  afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+  it('reads --repo <lang>/<repo_dir>=<source>, and hashes records as git blobs', () => {
+    assert.deepEqual(parseRepoSpec('rust/rust-master=https://github.com/TheAlgorithms/Rust'), { language: 'rust', repoDir: 'rust-master', source: 'https://github.com/TheAlgorithms/Rust' });
+    assert.throws(() => parseRepoSpec('cobol/x=/tmp/x'), /unknown language cobol/);
+    assert.throws(() => parseRepoSpec('rust-master=/tmp/x'), /expected <lang>\/<repo_dir>=/);
+    const dir = path.join(tmp, 'blob');
+    execFileSync('git', ['init', '-q', dir]);
+    fs.writeFileSync(path.join(dir, 'f.go'), 'package x // ünïcode\n');
+    assert.equal(gitBlobSha1('package x // ünïcode\n'), gitIn(dir, 'hash-object', 'f.go'));
+  });
+
+  it('finds exactly the commit the records were made from, in a local checkout', () => {
+    const h = buildHistory(tmp);
+    const tasks = recordsAt(h, h.commits.c3);
+    assert.deepEqual(focalFiles(tasks, 'go', 'shapes-main').map((f) => [f.path, f.tasks]), [['src/a.go', 2], ['src/b/c.go', 1]]);
+    const manifestFile = path.join(tmp, 'manifest.json');
+    const r = pinRepository({ spec: { language: 'go', repoDir: 'shapes-main', source: h.repo }, tasks, manifestFile });
+    assert.equal(r.match.full, true);
+    assert.equal(r.match.best!.commit, h.commits.c3);
+    assert.equal(r.match.changedNextAt, h.commits.c5, 'c4 has the same focal files; c5 changes one');
+    const m = loadManifest(manifestFile).manifest;
+    assert.deepEqual(m.repositories['shapes-main'], { checkout: 'upstream', commit: h.commits.c3, url: path.resolve(h.repo) });
+    assert.ok(r.notes.some((n) => n.includes(`is at ${h.commits.c6.slice(0, 12)}`)), 'says the checkout is elsewhere');
+
+    // Records of the oldest commit pin the oldest commit; of the newest, the newest change.
+    assert.equal(pinRepository({ spec: { language: 'go', repoDir: 'shapes-main', source: h.repo }, tasks: recordsAt(h, h.commits.c1), manifestFile }).match.best!.commit, h.commits.c1);
+    assert.equal(pinRepository({ spec: { language: 'go', repoDir: 'shapes-main', source: h.repo }, tasks: recordsAt(h, h.commits.c6), manifestFile }).match.best!.commit, h.commits.c5);
+  });
+
+  it('reports a partial match with its fraction and commit, and pins it only with acceptPartial', () => {
+    const h = buildHistory(tmp);
+    const tasks = recordsAt(h, h.commits.c3);
+    tasks[1] = record(1, 'shapes-main', 'src/a.go', h.at[h.commits.c1]['src/a.go'], 'Perimeter'); // one record from another commit
+    const manifestFile = path.join(tmp, 'manifest.json');
+    fs.writeFileSync(manifestFile, JSON.stringify({ repositories: { other: { checkout: 'elsewhere', commit: null } } }));
+    const spec = { language: 'go' as const, repoDir: 'shapes-main', source: h.repo };
+    const refused = pinRepository({ spec, tasks, manifestFile });
+    assert.equal(refused.match.full, false);
+    assert.equal(refused.entry, null);
+    assert.deepEqual(
+      [refused.match.best!.commit, refused.match.best!.matched, refused.match.best!.total, refused.match.best!.matchedTasks, refused.match.best!.totalTasks],
+      [h.commits.c3, 2, 3, 2, 3],
+    );
+    assert.deepEqual(refused.match.best!.mismatched, ['src/a.go']);
+    assert.equal(loadManifest(manifestFile).manifest.repositories['shapes-main'], undefined, 'nothing pinned');
+
+    const accepted = pinRepository({ spec, tasks, manifestFile, acceptPartial: true });
+    assert.equal(accepted.entry!.commit, h.commits.c3);
+    const m = loadManifest(manifestFile).manifest;
+    assert.equal(m.repositories['shapes-main'].commit, h.commits.c3);
+    assert.deepEqual(m.repositories.other, { checkout: 'elsewhere', commit: null }, 'other entries are kept');
+  });
+
+  it('clones a git URL bare into the cache, checks the commit out, and pins a repository kept in a sub-folder', () => {
+    const h = buildHistory(tmp);
+    const url = `file://${h.root}`;
+    const manifestFile = path.join(tmp, 'work', 'manifest.json');
+    const cacheDir = path.join(tmp, 'cache');
+    const spec = { language: 'go' as const, repoDir: 'shapes-main', source: url };
+    const r = pinRepository({ spec, tasks: recordsAt(h, h.commits.c2), manifestFile, cacheDir });
+    assert.equal(r.entry!.commit, h.commits.c2);
+    assert.deepEqual(loadManifest(manifestFile).manifest.repositories['shapes-main'], { checkout: 'repos/go/shapes-main', commit: h.commits.c2, url });
+    const checkout = path.join(tmp, 'work', 'repos', 'go', 'shapes-main');
+    assert.equal(gitIn(checkout, 'rev-parse', 'HEAD'), h.commits.c2);
+    assert.equal(fs.readFileSync(path.join(checkout, 'src', 'a.go'), 'utf8'), h.at[h.commits.c2]['src/a.go']);
+    const clones = fs.readdirSync(cacheDir);
+    assert.equal(clones.length, 1);
+    assert.equal(gitIn(path.join(cacheDir, clones[0]), 'rev-parse', '--is-bare-repository'), 'true');
+    // A second pin reuses the clone and moves the existing checkout.
+    const again = pinRepository({ spec, tasks: recordsAt(h, h.commits.c5), manifestFile, cacheDir });
+    assert.equal(again.entry!.commit, h.commits.c5);
+    assert.equal(gitIn(checkout, 'rev-parse', 'HEAD'), h.commits.c5);
+
+    const mono = buildHistory(path.join(tmp, 'mono'), 'vendor/shapes-main');
+    const sub = pinRepository({ spec: { language: 'go', repoDir: 'shapes-main', source: mono.repo }, tasks: recordsAt(mono, mono.commits.c3), manifestFile: path.join(tmp, 'm2.json') });
+    assert.equal(sub.match.best!.commit, mono.commits.c3);
+    assert.equal(sub.match.full, true);
+  });
+
+  it('runs as `xrepotest dataset pin`, exiting 1 on a partial match unless --accept-partial', async () => {
+    const h = buildHistory(tmp);
+    const tasksFile = path.join(tmp, 'go_functions.jsonl');
+    const tasks = recordsAt(h, h.commits.c3);
+    fs.writeFileSync(tasksFile, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const manifest = path.join(tmp, 'manifest.json');
+    const ok = await runCli(['dataset', 'pin', '--repo', `go/shapes-main=${h.repo}`, '--tasks', tasksFile, '--manifest', manifest], {});
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, new RegExp(`go/shapes-main: ${h.commits.c3} matches all 2 focal files \\(3 tasks\\)`));
+    tasks[2] = record(2, 'shapes-main', 'src/b/c.go', 'package shapes // not in any commit\n', 'Corner');
+    fs.writeFileSync(tasksFile, tasks.map((t) => JSON.stringify(t)).join('\n') + '\n');
+    const partial = await runCli(['dataset', 'pin', '--repo', `go/shapes-main=${h.repo}`, '--tasks', tasksFile, '--manifest', manifest], {});
+    assert.equal(partial.code, 1);
+    assert.match(partial.stdout, new RegExp(`the best, ${h.commits.c3}, matches 1 of 2 \\(50\\.0 %; 2 of 3 tasks\\); differing: src/b/c\\.go`));
+    assert.match(partial.stdout, /pass --accept-partial/);
+    const missing = await runCli(['dataset', 'pin', '--repo', `go/nope=${h.repo}`, '--tasks', tasksFile, '--manifest', manifest], {});
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /go\/nope: no task of the records is in that repository \(go repositories there: shapes-main\)/);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * What the suite (inside VS Code's extension host) and the runner (outside, driving the browser)
+ * say to each other. The only channel out of the extension host is its log, which the workbench
+ * forwards to the runner through VS Code's test-driver hook `codeAutomationLog`; the runner answers
+ * through files, because nothing flows back into the extension host.
+ */
+
+/** A log line: the suite starts; the workbench's own log before it matters only when nothing runs. */
+export const START_MARKER = '[xrepotest:start]';
+/** A log line `<prefix><json ScreenshotRequest>`: the runner saves a screenshot of the workbench. */
+export const SCREENSHOT_MARKER = '[xrepotest:screenshot] ';
+/** A log line `<prefix><json SuiteCounts>`: the suite's own totals, for the runner's closing line. */
+export const RESULT_MARKER = '[xrepotest:result] ';
+/** Environment variable naming the folder the runner saves screenshots (and their receipts) in. */
+export const SCREENSHOTS_ENV = 'XREPOTEST_VSCODE_SCREENSHOTS';
+
+export interface ScreenshotRequest {
+  /** File name without extension: `<name>.png`, and the receipt `<name>.json`. */
+  name: string;
+  /** Text the workbench must show first (the runner waits for it, then shoots either way). */
+  waitForText?: string;
+}
+
+/** Written by the runner as `<name>.json` once `<name>.png` is complete: what the page showed. */
+export interface ScreenshotReceipt {
+  name: string;
+  file: string;
+  /** Whether `waitForText` appeared in the workbench (null when none was asked for). */
+  textFound: boolean | null;
+}
+
+export interface SuiteCounts {
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** The marker's payload if `line` carries one (log lines may have a prefix such as a timestamp). */
+export function parseMarker<T>(line: string, marker: string): T | undefined {
+  const at = line.indexOf(marker);
+  if (at < 0) return undefined;
+  try {
+    return JSON.parse(line.slice(at + marker.length).trim()) as T;
+  } catch {
+    return undefined;
+  }
+}

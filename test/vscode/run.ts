@@ -1,0 +1,322 @@
+/**
+ * Runs the extension's tests (test/vscode/suite) in a real VS Code: code-server from npm (installed by
+ * scripts/vscode-test/install.sh) with a headless Chromium as the thin client that makes the server
+ * start an extension host. Microsoft's VS Code downloads are unreachable here, code-server is not
+ * (../shared/notes/vscode-host.md).
+ *
+ *   node out/test/vscode/run.js [--screenshots DIR] [--timeout SECONDS] [--fixture NAME]
+ *
+ * Exits with the suite's exit code and ends with `vscode tests: N passed, N failed, N skipped`.
+ * Whatever happens (failure, deadline, Ctrl-C), the browser is closed, the server's process group is
+ * stopped and the temporary folder removed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  parseMarker,
+  RESULT_MARKER,
+  SCREENSHOT_MARKER,
+  SCREENSHOTS_ENV,
+  START_MARKER,
+  type ScreenshotReceipt,
+  type ScreenshotRequest,
+  type SuiteCounts,
+} from './protocol';
+
+const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+const CODE_SERVER = path.join(REPO_ROOT, '.vscode-test', 'code-server', 'node_modules', '.bin', 'code-server');
+const CHROMIUM = '/usr/bin/chromium';
+const SUITE_INDEX = path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index.js');
+const CHROMIUM_FLAGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync',
+];
+// Build products a fixture may carry from earlier runs; the workspace copy starts clean.
+const SKIPPED_IN_COPY = new Set(['target', 'vendor', 'coverage', '.phpunit.cache', '.phpunit.result.cache', 'Manifest.toml']);
+const TEXT_WAIT_MS = 15_000;
+const USER_SETTINGS = {
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'security.workspace.trust.enabled': false,
+};
+
+interface Options {
+  screenshots: string;
+  timeoutMs: number;
+  fixture: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = {
+    screenshots: path.join(REPO_ROOT, 'out', 'vscode-screenshots'),
+    timeoutMs: 150_000,
+    fixture: 'inventory-go',
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    if (argv[i] === '--screenshots' && value) options.screenshots = path.resolve(value);
+    else if (argv[i] === '--timeout' && value && Number(value) > 0) options.timeoutMs = Number(value) * 1000;
+    else if (argv[i] === '--fixture' && value) options.fixture = value;
+    else throw new Error(`unknown or incomplete option: ${argv[i]} (see the header of test/vscode/run.ts)`);
+    i++;
+  }
+  return options;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh home for one run: user data, extensions, config, XDG folders, TMPDIR and the workspace. */
+function makeSandbox(fixture: string): { root: string; workspace: string; env: NodeJS.ProcessEnv; args: string[] } {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xrepotest-vscode-'));
+  const dir = (name: string): string => {
+    const p = path.join(root, name);
+    fs.mkdirSync(p, { recursive: true, mode: 0o700 });
+    return p;
+  };
+  const workspace = path.join(dir('workspace'), fixture);
+  fs.cpSync(path.join(REPO_ROOT, 'test', 'fixtures', fixture), workspace, {
+    recursive: true,
+    filter: (src) => !SKIPPED_IN_COPY.has(path.basename(src)),
+  });
+  const config = path.join(root, 'config.yaml');
+  fs.writeFileSync(config, 'auth: none\n');
+  // The workbench reads user settings from the server: no welcome page or walkthrough over the
+  // editors the tests look at, nothing that calls home.
+  fs.mkdirSync(path.join(root, 'user-data', 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(root, 'user-data', 'User', 'settings.json'),
+    JSON.stringify(USER_SETTINGS, null, 2),
+  );
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: dir('xdg/config'),
+    XDG_DATA_HOME: dir('xdg/data'),
+    XDG_CACHE_HOME: dir('xdg/cache'),
+    XDG_STATE_HOME: dir('xdg/state'),
+    XDG_RUNTIME_DIR: dir('xdg/runtime'),
+    TMPDIR: dir('tmp'),
+  };
+  const args = [
+    '--auth', 'none', '--config', config,
+    '--user-data-dir', dir('user-data'), '--extensions-dir', dir('extensions'),
+    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
+    '--disable-getting-started-override', '--ignore-last-opened',
+  ];
+  return { root, workspace, env, args };
+}
+
+/** Starts code-server in its own process group and resolves once it listens. */
+function startServer(args: string[], env: NodeJS.ProcessEnv, log: string[]): { child: ChildProcess; ready: Promise<void> } {
+  const child = spawn(CODE_SERVER, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const ready = new Promise<void>((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      log.push(text);
+      if (text.includes('HTTP server listening on')) resolve();
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => reject(new Error(`code-server exited early (${signal ?? code})`)));
+  });
+  return { child, ready };
+}
+
+/** TERM to the whole process group (server, extension host, engine server), KILL if it lingers. */
+async function stopServer(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return;
+  const group = -child.pid;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return; // already gone
+  }
+  const inTime = await Promise.race([exited.then(() => true), delay(5000).then(() => false)]);
+  try {
+    // Even after the server exits, children it left behind may still hold the group.
+    process.kill(group, 'SIGKILL');
+  } catch {
+    /* the group is empty */
+  }
+  if (!inTime) await Promise.race([exited, delay(2000)]);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function remoteUri(port: number, file: string): string {
+  return `vscode-remote://127.0.0.1:${port}${file}`;
+}
+
+async function saveScreenshot(page: Page, dir: string, request: ScreenshotRequest): Promise<void> {
+  const name = request.name.replace(/[^\w.-]/g, '_');
+  let textFound: boolean | null = null;
+  if (request.waitForText) {
+    textFound = await page
+      .getByText(request.waitForText)
+      .first()
+      .waitFor({ state: 'visible', timeout: TEXT_WAIT_MS })
+      .then(() => true, () => false);
+  }
+  const file = path.join(dir, `${name}.png`);
+  // Written aside and renamed, so the suite never sees half a picture or a receipt before it.
+  await page.screenshot({ path: `${file}.part`, type: 'png' });
+  fs.renameSync(`${file}.part`, file);
+  const receipt: ScreenshotReceipt = { name, file, textFound };
+  fs.writeFileSync(`${path.join(dir, name)}.json.part`, JSON.stringify(receipt));
+  fs.renameSync(`${path.join(dir, name)}.json.part`, path.join(dir, `${name}.json`));
+  process.stdout.write(`screenshot: ${file}${textFound === false ? ` (text not shown: ${request.waitForText})` : ''}\n`);
+}
+
+async function main(): Promise<number> {
+  const options = parseArgs(process.argv.slice(2));
+  const missing = [
+    fs.existsSync(CODE_SERVER) ? '' : 'code-server (run scripts/vscode-test/install.sh)',
+    fs.existsSync(CHROMIUM) ? '' : `${CHROMIUM} (apt-get install chromium)`,
+    fs.existsSync(SUITE_INDEX) ? '' : `${SUITE_INDEX} (npx tsc -p test/vscode)`,
+  ].filter(Boolean);
+  if (missing.length > 0) {
+    process.stdout.write(`vscode tests: skipped: missing ${missing.join(', ')}\nvscode tests: 0 passed, 0 failed, 0 skipped\n`);
+    return 0;
+  }
+  fs.rmSync(options.screenshots, { recursive: true, force: true });
+  fs.mkdirSync(options.screenshots, { recursive: true });
+  process.stdout.write(`screenshots: ${options.screenshots}\n`);
+
+  const sandbox = makeSandbox(options.fixture);
+  const serverLog: string[] = [];
+  const workbenchLog: string[] = [];
+  let suiteStarted = false;
+  let server: ChildProcess | undefined;
+  let browser: Browser | undefined;
+  let counts: SuiteCounts | undefined;
+  let cleaning: Promise<void> | undefined;
+  const cleanup = (): Promise<void> =>
+    (cleaning ??= (async () => {
+      await Promise.race([browser?.close().catch(() => undefined), delay(5000)]);
+      if (server) await stopServer(server);
+      fs.rmSync(sandbox.root, { recursive: true, force: true });
+    })());
+
+  let interrupt: (reason: string) => void = () => undefined;
+  const interrupted = new Promise<string>((resolve) => (interrupt = resolve));
+  const onSignal = (signal: NodeJS.Signals): void => interrupt(`interrupted (${signal})`);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const deadline = setTimeout(() => interrupt(`deadline of ${options.timeoutMs / 1000} s passed`), options.timeoutMs);
+
+  const run = async (): Promise<number> => {
+    const port = await freePort();
+    const started = startServer(
+      [...sandbox.args, '--bind-addr', `127.0.0.1:${port}`],
+      { ...sandbox.env, [SCREENSHOTS_ENV]: options.screenshots },
+      serverLog,
+    );
+    server = started.child;
+    await started.ready;
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    let exitWith: (code: number) => void = () => undefined;
+    const exited = new Promise<number>((resolve) => (exitWith = resolve));
+    // Screenshots are taken one at a time, in the order the suite asks for them.
+    let shots = Promise.resolve();
+    await page.exposeFunction('codeAutomationLog', (_level: string, message: string) => {
+      for (const line of String(message).split('\n')) {
+        if (!suiteStarted) {
+          // The workbench's own chatter (connections, caches) until the suite starts; shown on failure.
+          if (line.includes(START_MARKER)) suiteStarted = true;
+          else workbenchLog.push(line);
+          continue;
+        }
+        const request = parseMarker<ScreenshotRequest>(line, SCREENSHOT_MARKER);
+        if (request) {
+          shots = shots.then(() => saveScreenshot(page, options.screenshots, request)).catch((e: unknown) => {
+            process.stdout.write(`screenshot ${request.name} failed: ${String(e)}\n`);
+          });
+          continue;
+        }
+        const result = parseMarker<SuiteCounts>(line, RESULT_MARKER);
+        if (result) counts = result;
+        else process.stdout.write(`${line}\n`);
+      }
+    });
+    await page.exposeFunction('codeAutomationExit', (code: number) => exitWith(Number(code)));
+    const payload = JSON.stringify([
+      ['extensionDevelopmentPath', remoteUri(port, REPO_ROOT)],
+      ['extensionTestsPath', remoteUri(port, SUITE_INDEX)],
+    ]);
+    await page.goto(
+      `http://127.0.0.1:${port}/?folder=${encodeURIComponent(sandbox.workspace)}&payload=${encodeURIComponent(payload)}`,
+    );
+    const code = await exited;
+    await shots;
+    return code;
+  };
+
+  let code: number;
+  try {
+    const outcome = await Promise.race([run(), interrupted]);
+    if (typeof outcome === 'string') {
+      process.stdout.write(`vscode tests: ${outcome}\n`);
+      await finalScreenshot(browser, options.screenshots);
+      code = 1;
+    } else {
+      code = outcome;
+    }
+  } catch (e) {
+    process.stdout.write(`vscode tests: ${e instanceof Error ? e.message : String(e)}\n`);
+    code = 1;
+  } finally {
+    clearTimeout(deadline);
+    await cleanup();
+  }
+  const c = counts ?? { passed: 0, failed: 0, skipped: 0 };
+  if (!counts) {
+    process.stdout.write('vscode tests: the suite reported no counts (it did not finish)\n');
+    process.stdout.write(`code-server log (last lines):\n${lastLines(serverLog.join(''), 30)}\n`);
+    if (!suiteStarted) process.stdout.write(`workbench log (last lines):\n${lastLines(workbenchLog.join('\n'), 30)}\n`);
+  }
+  // A run that failed without failing tests (the suite never ran, a deadline) still fails.
+  if (code === 0 && !counts) code = 1;
+  process.stdout.write(`\nvscode tests: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped\n`);
+  return code;
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split('\n').slice(-n).join('\n');
+}
+
+/** What the workbench showed when the run was cut short. */
+async function finalScreenshot(browser: Browser | undefined, dir: string): Promise<void> {
+  const page = browser?.contexts()[0]?.pages()[0];
+  if (!page) return;
+  await Promise.race([page.screenshot({ path: path.join(dir, 'interrupted.png') }).catch(() => undefined), delay(5000)]);
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`vscode tests: ${e instanceof Error ? e.stack : String(e)}\n`);
+    process.exit(1);
+  },
+);

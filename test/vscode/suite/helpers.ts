@@ -1,0 +1,89 @@
+/** Shared by the tests that run inside VS Code's extension host. */
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { SCREENSHOT_MARKER, SCREENSHOTS_ENV, type ScreenshotReceipt, type ScreenshotRequest } from '../protocol';
+
+/** The repository root, from the compiled suite under out/test/vscode/suite. */
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
+export const EXTENSION_ID = 'xrepotest.xrepotest';
+export const CODE_SERVER = path.join(REPO_ROOT, '.vscode-test', 'code-server', 'node_modules', '.bin', 'code-server');
+
+/** The folder the runner opened: a throwaway copy of a fixture project. */
+export function workspaceRoot(): string {
+  const folder = vscode.workspace.workspaceFolders?.[0];
+  if (!folder) throw new Error('no workspace folder is open (the runner opens a fixture copy)');
+  return folder.uri.fsPath;
+}
+
+export async function openInEditor(relPath: string): Promise<vscode.TextEditor> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(workspaceRoot(), relPath)));
+  return vscode.window.showTextDocument(doc, { preview: false });
+}
+
+/** Polls `probe` until it returns something other than undefined; the language server starts lazily. */
+export async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+export interface ProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * The extension host's environment minus what ties a child to the running code-server: with
+ * CODE_SERVER_PARENT_PID a code-server started from here takes itself for the server's child
+ * ("not spawned with IPC"), with VSCODE_IPC_HOOK_CLI it hands its work to the running server.
+ */
+const INHERITED_FROM_SERVER = /^(VSCODE_|CODE_SERVER_|ELECTRON_)|^NODE_EXEC_PATH$/;
+
+/** Runs a program to completion without a shell. */
+export function runProcess(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessResult> {
+  const env = Object.fromEntries(Object.entries({ ...process.env, ...options.env }).filter(([k]) => !INHERITED_FROM_SERVER.test(k)));
+  return new Promise((resolve) => {
+    execFile(file, args, { cwd: options.cwd ?? REPO_ROOT, env, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ code, stdout: String(stdout), stderr: String(stderr) });
+    });
+  });
+}
+
+export interface CliTask {
+  function_name: string;
+  file_path: string;
+  function_component: { name: string; start_line: number; end_line: number };
+}
+
+/** The focal functions the engine's CLI (dist/cli.js, another process) extracts from a folder. */
+export async function extractWithCli(dir: string, extraArgs: string[] = []): Promise<CliTask[]> {
+  const r = await runProcess(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli.js'), 'extract', dir, '--no-progress', ...extraArgs]);
+  if (r.code !== 0) throw new Error(`xrepotest extract failed (${r.code}): ${r.stderr}`);
+  return r.stdout
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as CliTask);
+}
+
+/**
+ * Asks the runner (outside VS Code) for a screenshot of the workbench and waits for its receipt.
+ * The request travels through the extension host's log; the receipt comes back as a file.
+ */
+export async function screenshot(request: ScreenshotRequest, timeoutMs = 30_000): Promise<ScreenshotReceipt> {
+  const dir = process.env[SCREENSHOTS_ENV];
+  if (!dir) throw new Error(`${SCREENSHOTS_ENV} is not set: screenshots need test/vscode/run.ts`);
+  const receiptFile = path.join(dir, `${request.name}.json`);
+  fs.rmSync(receiptFile, { force: true });
+  console.log(`${SCREENSHOT_MARKER}${JSON.stringify(request)}`);
+  return waitFor(`the screenshot ${request.name}`, timeoutMs, () =>
+    fs.existsSync(receiptFile) ? (JSON.parse(fs.readFileSync(receiptFile, 'utf8')) as ScreenshotReceipt) : undefined,
+  );
+}
