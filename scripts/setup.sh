@@ -59,3 +59,18 @@ if command -v go >/dev/null && [ ! -x .tools/bin/gopls ]; then
   GOBIN="$PWD/.tools/bin" go install golang.org/x/tools/gopls@latest 2>/dev/null \
     || GOBIN="$PWD/.tools/bin" go install golang.org/x/tools/gopls@v0.23.0
 fi
+
+# The extension's tests in a real VS Code (test/vscode, `npm run test:vscode`): code-server from npm
+# into the git-ignored .vscode-test/, driven by Debian's chromium. Its install takes rg from Debian's
+# ripgrep (instead of GitHub) and builds the kerberos module against libkrb5-dev.
+vscode_missing=()
+for p in chromium ripgrep libkrb5-dev; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || vscode_missing+=("$p")
+done
+if [ ${#vscode_missing[@]} -gt 0 ]; then
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  echo "setup: installing ${vscode_missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${vscode_missing[@]}" >/dev/null
+fi
+bash scripts/vscode-test/install.sh

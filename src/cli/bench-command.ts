@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runBench, type BenchSettings, type BenchTask } from '../engine/bench/bench';
 import { parseLanguageId, type LanguageId } from '../engine/languages';
+import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
 import { summarizeByLanguage } from '../engine/store/results';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
@@ -94,6 +95,17 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
     executor,
     promptFor: (bt) => builder.promptFor(bt.task, bt.checkout),
     imageFor: (bt) => imageFor(bt.checkout, bt.task.language),
+    // Mutation score of passing tests, on the lines the test covered (METRICS.md item 6).
+    mutate: async (bt, testCode, coveredLines) =>
+      toResultMutation(
+        await runMutationTesting(bt.task.task, bt.task.language, testCode, {
+          executor,
+          repoDir: bt.checkout,
+          coveredLines,
+          image: await imageFor(bt.checkout, bt.task.language),
+          signal,
+        }),
+      ),
     concurrency: opts.concurrency,
     signal,
     onProgress(p) {

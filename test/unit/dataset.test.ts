@@ -437,7 +437,8 @@ async function runCli(args: string[], env: Record<string, string>): Promise<{ co
   } finally {
     process.stdout.write = saved.out;
     process.stderr.write = saved.err;
-    process.env = saved.env;
+    for (const k of Object.keys(process.env)) if (!(k in saved.env)) delete process.env[k];
+    Object.assign(process.env, saved.env);
     process.exitCode = saved.exitCode;
   }
   return { code, ...captured };

@@ -219,9 +219,12 @@ async function main(): Promise<number> {
 
   let interrupt: (reason: string) => void = () => undefined;
   const interrupted = new Promise<string>((resolve) => (interrupt = resolve));
+  // Kept for the whole run (a second Ctrl-C must not fall through to a default exit that skips the
+  // cleanup); playwright's own handlers are off for the same reason.
   const onSignal = (signal: NodeJS.Signals): void => interrupt(`interrupted (${signal})`);
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGHUP', onSignal);
   const deadline = setTimeout(() => interrupt(`deadline of ${options.timeoutMs / 1000} s passed`), options.timeoutMs);
 
   const run = async (): Promise<number> => {
@@ -233,9 +236,19 @@ async function main(): Promise<number> {
     );
     server = started.child;
     await started.ready;
+    // Neither a dead server nor a crashed page ever reports an exit code: stop waiting for one.
+    started.child.once('exit', (c, signal) => interrupt(`code-server exited (${signal ?? c})`));
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_FLAGS });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_FLAGS,
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
+    });
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    page.once('crash', () => interrupt('the workbench page crashed'));
     let exitWith: (code: number) => void = () => undefined;
     const exited = new Promise<number>((resolve) => (exitWith = resolve));
     // Screenshots are taken one at a time, in the order the suite asks for them.
