@@ -5,6 +5,7 @@ import { runExtract } from './extract-command';
 import { runBenchCommand } from './bench-command';
 import { runGenerate } from './generate-command';
 import { addContextOptions, addGenerationOptions } from './generation-options';
+import { registerDatasetCommand } from './dataset-command';
 import { registerImagesCommand } from './images-command';
 import { runPrompt } from './prompt-command';
 import { runInspect } from './inspect-command';
@@ -139,6 +140,7 @@ export function buildProgram(): Command {
   });
 
   registerImagesCommand(program);
+  registerDatasetCommand(program);
 
   return program;
 }

@@ -83,3 +83,46 @@ describe('extract -> generate -> run -> report, with the baseline and replay pro
     assert.match(r.stdout, /Generate unit tests for this PHP function from textkit-php\//);
   });
 });
+
+describe('the main job: a benchmark over the example dataset', function () {
+  this.timeout(900_000);
+  let dir: string;
+  after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('scores every task it can run here, and its HTML report renders in headless Chromium', async function () {
+    if (!fs.existsSync('/usr/bin/chromium')) skipBecause(this, 'chromium is not installed (Debian: chromium)');
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-main-job-'));
+    const runDir = path.join(dir, 'run');
+    const r = cli(['bench', '--dataset', path.join(EXAMPLE, 'tasks.jsonl'), '--manifest', path.join(EXAMPLE, 'manifest.json'), '--executor', 'local', '--run-dir', runDir, '--concurrency', '2', '--no-progress']);
+    assert.equal(r.code, 0, r.stderr);
+    const excluded = fs.existsSync(path.join(runDir, 'excluded.jsonl')) ? fs.readFileSync(path.join(runDir, 'excluded.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l)) : [];
+    // Only languages whose toolchain is missing here may be left out, and each says why.
+    for (const e of excluded) assert.match(e.reason, /cannot run (\w+) here: .* is not installed/);
+    const results = fs.readFileSync(path.join(runDir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(results.length + excluded.length, 25, 'every task is scored or excluded with a reason');
+    assert.ok(results.every((x) => typeof x.checks[0].tests === 'boolean' && x.xrt.baseline === true));
+
+    const { chromium } = await import('playwright-core');
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+      await page.goto('file://' + path.join(runDir, 'report.html'));
+      const headings = await page.locator('h2').allTextContents();
+      assert.ok(headings.includes('Per language') && headings.includes('Failure categories'), headings.join(' | '));
+      const languages = new Set(results.map((x) => x.xrt.language));
+      const firstColumn = await page.locator('table').first().locator('tbody tr td:first-child').allTextContents();
+      for (const l of languages) assert.ok(firstColumn.some((c) => c.startsWith(l)), `a row for ${l} in ${firstColumn.join(', ')}`);
+      assert.ok((await page.locator('svg rect').count()) > languages.size, 'the charts have bars');
+      assert.match(await page.locator('body').innerText(), /offline baseline provider: a lower bound/);
+      const shot = path.join(dir, 'example-report.png');
+      await page.screenshot({ path: shot, fullPage: true });
+      assert.ok(fs.statSync(shot).size > 20_000, 'a real screenshot');
+      process.stdout.write(`      screenshot: ${shot}\n`);
+    } finally {
+      await browser.close();
+    }
+  });
+});
