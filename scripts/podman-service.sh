@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Serves the Docker Engine API from Podman on a socket of the project's own, for tests and CI on
-# machines without Docker (docs: /work/shared/notes/podman.md, docker/README.md).
+# machines without Docker (docs: ../shared/notes/podman.md, docker/README.md).
 #   scripts/podman-service.sh start    start the service (if not already answering); prints the socket
 #   scripts/podman-service.sh stop     stop the service this script started (and nothing else)
 #   scripts/podman-service.sh socket   print the socket path
