@@ -16,8 +16,9 @@ fi
 # executor's isolation; chromium: the HTML report's rendering test (playwright-core drives it).
 tools=(php-cli php-xml php-mbstring phpunit php-pcov ruby ruby-rspec ruby-simplecov bubblewrap chromium $llvm)
 # The docker executor on machines without Docker: Podman serves the Docker Engine API
-# (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a registry.
-containers=(podman runc debootstrap uidmap catatonit)
+# (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a registry;
+# docker-registry serves the registry protocol on loopback for the published-images tests.
+containers=(podman runc debootstrap uidmap catatonit docker-registry)
 
 missing=()
 for p in "${tools[@]}" "${containers[@]}"; do
@@ -74,3 +75,10 @@ if [ ${#vscode_missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${vscode_missing[@]}" >/dev/null
 fi
 bash scripts/vscode-test/install.sh
+
+# Debian's docker-registry package enables a registry service on :5000 on all interfaces; the tests
+# start their own on loopback, so the system one is stopped and disabled where systemd runs.
+if command -v systemctl >/dev/null && systemctl is-enabled docker-registry >/dev/null 2>&1; then
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  $SUDO systemctl disable --now docker-registry >/dev/null 2>&1 || true
+fi

@@ -134,7 +134,9 @@ export class DockerExecutor implements Executor {
     const docker = this.engine.docker;
     const container = await docker.createContainer({
       Image: image,
-      Cmd: ['sh', '-c', VERSION_SCRIPT[language]],
+      // Our own entrypoint: a published image's ENTRYPOINT would otherwise wrap the command.
+      Entrypoint: ['sh'],
+      Cmd: ['-c', VERSION_SCRIPT[language]],
       Labels: ownerLabels(randomUUID()),
       HostConfig: { NetworkMode: 'none', Ulimits: defaultUlimits() },
     });
@@ -161,7 +163,9 @@ export class DockerExecutor implements Executor {
     const { limits } = spec;
     const container = await docker.createContainer({
       Image: image,
-      Cmd: KEEP_ALIVE,
+      // Our own entrypoint: a published image's ENTRYPOINT would otherwise receive `sleep infinity` as arguments.
+      Entrypoint: KEEP_ALIVE.slice(0, 1),
+      Cmd: KEEP_ALIVE.slice(1),
       WorkingDir: dir,
       User: hostUser(),
       Labels: ownerLabels(sessionId),
