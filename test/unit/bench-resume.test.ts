@@ -89,6 +89,30 @@ describe('bench: resumable across SIGKILL', function () {
     assert.deepEqual(JSON.parse(fs.readFileSync(path.join(killed, 'summary.json'), 'utf8')), expected);
   });
 
+  it('stops cleanly on Ctrl-C: exit 130, finished results kept, nothing left running', async () => {
+    const runDir = path.join(dir, 'interrupted');
+    const child = spawn(process.execPath, bench(runDir), { stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    // Interrupt once the first result is on disk, mid-run.
+    const deadline = Date.now() + 120_000;
+    while (resultKeys(runDir).length < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    child.kill('SIGINT');
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /interrupted: \d+ results are kept in .*run the same command again to continue/);
+    const kept = resultKeys(runDir).length;
+    assert.ok(kept >= 1 && kept < 10, `some results kept (${kept})`);
+    const ps = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
+    assert.doesNotMatch(ps, new RegExp(`xrt-sandbox-${child.pid}-`), 'no process of the run is left');
+    assert.deepEqual(
+      fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`xrt-sandbox-${child.pid}-`)),
+      [],
+      'its sandboxes are removed',
+    );
+  });
+
   it('refuses to resume a run folder with other settings', () => {
     const r = spawnSync(process.execPath, [...bench(path.join(dir, 'whole')), '--mode', 'file'], { encoding: 'utf8' });
     assert.notEqual(r.status, 0);
