@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DockerExecutor } from '../engine/execute/docker';
 import { runBench, type BenchSettings, type BenchTask } from '../engine/bench/bench';
 import { parseLanguageId, type LanguageId } from '../engine/languages';
 import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
@@ -28,6 +29,11 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   concurrency: number;
   mutation?: boolean;
   progress: boolean;
+  /**
+   * docker: run each language in this image (e.g. a published image pinned by digest) instead of
+   * building an environment image per repository.
+   */
+  images?: Partial<Record<LanguageId, string>>;
 }
 
 function duration(ms: number): string {
@@ -46,7 +52,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
   const checked = checkTasks(selected, manifest, opts.repos);
   for (const w of checked.warnings) process.stderr.write(`warning: ${w}\n`);
 
-  const executor = await createExecutor(opts.executor);
+  const executor = opts.images && opts.executor === 'docker' ? await DockerExecutor.create({ images: opts.images }) : await createExecutor(opts.executor);
   // A language this executor cannot run here is excluded up front and said, never scored as zeros.
   for (const language of new Set(checked.usable.map((u) => u.task.language))) {
     const why = await executor.unavailable?.(language);
@@ -78,7 +84,8 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
     mutation: !!opts.mutation,
   };
   const provider = providerFrom(opts, opts.concurrency);
-  const imageFor = environmentImages(executor, undefined);
+  const environmentImageFor = environmentImages(executor, undefined);
+  const imageFor = async (checkout: string, language: LanguageId): Promise<string | undefined> => opts.images?.[language] ?? environmentImageFor(checkout, language);
   const builder = promptBuilder(opts, signal);
   const byLanguage = new Map<LanguageId, number>();
   for (const u of checked.usable) byLanguage.set(u.task.language, (byLanguage.get(u.task.language) ?? 0) + 1);

@@ -1,6 +1,8 @@
+import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { connectEngine } from '../engine/execute/docker-engine';
 import { buildEnvImage, buildLanguageImage, ImageBuildError, listImages, type ImageSource } from '../engine/execute/images';
+import { IMAGES_LOCK_FILE, pullPublishedImage } from '../engine/execute/published-images';
 import { LANGUAGE_IDS, type LanguageId } from '../engine/parse/grammars';
 
 function languageList(value: string): LanguageId[] {
@@ -63,6 +65,44 @@ export async function runImagesList(json: boolean): Promise<number> {
   return 0;
 }
 
+interface PullOpts {
+  published?: boolean;
+  lang?: LanguageId[];
+  registry?: string;
+  tag: string;
+  lock: string;
+  quiet?: boolean;
+}
+
+/** Pulls the benchmark's published images and pins each by digest in the lock file; one failure does not stop the rest. */
+export async function runImagesPull(opts: PullOpts): Promise<number> {
+  if (!opts.published) throw new Error('images pull needs --published (the only images there are to pull: dungxg502/xrepotest-<lang>)');
+  const { docker, engine, endpoint } = await connectEngine();
+  process.stderr.write(`engine: ${engine} at ${endpoint}\n`);
+  let failed = 0;
+  for (const lang of opts.lang ?? [...LANGUAGE_IDS]) {
+    // A layer reports many events per second; on a terminal only the last few seconds' state matters, so lines are thinned.
+    let last = 0;
+    const onProgress = opts.quiet
+      ? undefined
+      : (line: string): void => {
+          const now = Date.now();
+          if (!/^pulling |\bis .*@sha256:|complete|exists|Digest|Status/i.test(line) && now - last < 2000) return;
+          last = now;
+          process.stderr.write(`[${lang}] ${line}\n`);
+        };
+    try {
+      const pulled = await pullPublishedImage(docker, lang, { registry: opts.registry, tag: opts.tag, lockFile: path.resolve(opts.lock), onProgress });
+      process.stdout.write(`${lang}: ${pulled.digest}\n`);
+    } catch (e) {
+      failed++;
+      process.stderr.write(`xrepotest: ${lang}: ${(e as Error).message}\n`);
+    }
+  }
+  process.stdout.write(`lock: ${path.resolve(opts.lock)}\n`);
+  return failed ? 1 : 0;
+}
+
 export function registerImagesCommand(program: Command): void {
   const images = program.command('images').description('build and list the container images the docker executor runs');
   images
@@ -78,6 +118,18 @@ export function registerImagesCommand(program: Command): void {
     .option('--quiet', 'no progress lines from the build')
     .action(async (opts: BuildOpts) => {
       process.exitCode = await runImagesBuild(opts);
+    });
+  images
+    .command('pull')
+    .description('pull the published benchmark images (dungxg502/xrepotest-<lang>) and pin each by digest in a lock file')
+    .option('--published', 'the published images of the XRepoTest release')
+    .option('--lang <list>', `only these languages, comma-separated (${LANGUAGE_IDS.join(',')})`, languageList)
+    .option('--registry <prefix>', 'pull from this registry (host:port) instead of Docker Hub')
+    .option('--tag <tag>', 'the tag to pull', 'latest')
+    .option('--lock <file>', 'where the digests are recorded', IMAGES_LOCK_FILE)
+    .option('--quiet', 'no progress lines')
+    .action(async (opts: PullOpts) => {
+      process.exitCode = await runImagesPull(opts);
     });
   images
     .command('list')

@@ -8,6 +8,7 @@ import { addContextOptions, addGenerationOptions } from './generation-options';
 import { registerDatasetCommand } from './dataset-command';
 import { registerImagesCommand } from './images-command';
 import { runPrompt } from './prompt-command';
+import { registerReproduceCommand } from './reproduce-command';
 import { runInspect } from './inspect-command';
 import { registerReportCommand } from './report-command';
 import { DEFAULT_CONCURRENCY, runRun } from './run-command';
@@ -141,6 +142,7 @@ export function buildProgram(): Command {
 
   registerImagesCommand(program);
   registerDatasetCommand(program);
+  registerReproduceCommand(program);
 
   return program;
 }
