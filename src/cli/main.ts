@@ -1,4 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
+import { checkEnvironment, formatEnvironment } from '../engine/environment';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { runExtract } from './extract-command';
@@ -139,6 +140,15 @@ export function buildProgram(): Command {
   ).action(async (opts) => {
     process.exitCode = await runBenchCommand(opts, interruptSignal());
   });
+
+  program
+    .command('doctor')
+    .description('what this machine can run (local toolchains, container engine and images, language servers) and what to install')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const report = await checkEnvironment();
+      process.stdout.write((opts.json ? JSON.stringify(report, null, 2) : formatEnvironment(report)) + '\n');
+    });
 
   registerImagesCommand(program);
   registerDatasetCommand(program);

@@ -1,6 +1,14 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { CHECK_ENVIRONMENT, type CheckEnvironmentResult } from '../shared/protocol';
+
+/** Where API keys live: the editor's secret storage, never settings or logs. */
+const API_KEY_SECRETS: Record<string, string> = {
+  anthropic: 'xrepotest.apiKey.anthropic',
+  openai: 'xrepotest.apiKey.openai',
+  'openai-compatible': 'xrepotest.apiKey.openaiCompatible',
+};
 
 let client: LanguageClient | undefined;
 
@@ -12,16 +20,58 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     debug: { module: serverModule, transport: TransportKind.ipc },
   };
   const config = vscode.workspace.getConfiguration('xrepotest');
+  const log = vscode.window.createOutputChannel('XRepoTest', { log: true });
   const clientOptions: LanguageClientOptions = {
     documentSelector: ['rust', 'go', 'php', 'ruby', 'julia'].map((language) => ({ scheme: 'file', language })),
     initializationOptions: {
       minLines: config.get<number>('extract.minLines', 20),
       maxLines: config.get<number>('extract.maxLines', 50),
     },
-    outputChannel: vscode.window.createOutputChannel('XRepoTest', { log: true }),
+    outputChannel: log,
   };
   client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions);
   await client.start();
+
+  // The engine's state at a glance; the command says what is missing and how to get it.
+  const status = vscode.window.createStatusBarItem('xrepotest.status', vscode.StatusBarAlignment.Left, 10);
+  status.name = 'XRepoTest';
+  status.command = 'xrepotest.checkEnvironment';
+  status.text = '$(beaker) XRepoTest';
+  status.tooltip = 'XRepoTest: checking what this machine can run…';
+  status.show();
+  context.subscriptions.push(status, log);
+
+  const check = async (): Promise<CheckEnvironmentResult | undefined> => {
+    if (!client) return undefined;
+    const report = await client.sendRequest<CheckEnvironmentResult>(CHECK_ENVIRONMENT);
+    const runnable = report.languages.filter((l) => !l.local || 'image' in l.docker).map((l) => l.language);
+    const engine = 'description' in report.engine ? 'docker ✓' : 'docker ✗';
+    status.text = `$(beaker) XRepoTest: ${engine} · ${runnable.join(' ') || 'no language'}${report.missing.length ? ` · ${report.missing.length} missing` : ''}`;
+    status.tooltip = report.text;
+    log.info(`environment:\n${report.text}`);
+    return report;
+  };
+  void check().catch((e: Error) => log.error(`environment check failed: ${e.message}`));
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('xrepotest.checkEnvironment', async () => {
+      const report = await check();
+      if (!report) return undefined;
+      const action = report.missing.length ? 'Show what to install' : undefined;
+      const summary = report.missing.length ? `XRepoTest: ${report.missing.length} pieces missing.` : 'XRepoTest: everything is installed.';
+      void vscode.window.showInformationMessage(summary, ...(action ? [action] : [])).then((picked) => picked && log.show());
+      return report;
+    }),
+    vscode.commands.registerCommand('xrepotest.setApiKey', async (provider?: string) => {
+      const which = provider ?? (await vscode.window.showQuickPick(Object.keys(API_KEY_SECRETS), { placeHolder: 'The provider whose API key to store' }));
+      if (!which || !API_KEY_SECRETS[which]) return false;
+      const key = await vscode.window.showInputBox({ prompt: `API key for ${which} (kept in the editor's secret storage)`, password: true, ignoreFocusOut: true });
+      if (!key) return false;
+      await context.secrets.store(API_KEY_SECRETS[which], key);
+      log.info(`stored the ${which} API key in secret storage`);
+      return true;
+    }),
+  );
 }
 
 export async function deactivate(): Promise<void> {

@@ -8,7 +8,9 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
+import { checkEnvironment, formatEnvironment } from '../engine/environment';
 import { classifyDocument } from '../engine/extract/document';
+import { CHECK_ENVIRONMENT, type CheckEnvironmentResult } from '../shared/protocol';
 
 /**
  * The engine server: the engine in its own process, so parsing (and later containers and
@@ -36,6 +38,12 @@ connection.onCodeLens(async (params): Promise<CodeLens[]> => {
     range: { start: { line: f.startLine - 1, character: 0 }, end: { line: f.startLine - 1, character: 0 } },
     command: { title: `XRepoTest: focal function ${f.name} (${f.nonCommentLines} lines)`, command: '' },
   }));
+});
+
+// What this machine can run (executors, images, language servers) and what to install.
+connection.onRequest(CHECK_ENVIRONMENT, async (): Promise<CheckEnvironmentResult> => {
+  const report = await checkEnvironment();
+  return { ...report, text: formatEnvironment(report) };
 });
 
 documents.listen(connection);
