@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { CHECK_ENVIRONMENT, type CheckEnvironmentResult } from '../shared/protocol';
+import { CHECK_ENVIRONMENT, SCORE_FUNCTION, type CheckEnvironmentResult, type EngineSettings, type ScoreFunctionResult } from '../shared/protocol';
 
 /** Where API keys live: the editor's secret storage, never settings or logs. */
 const API_KEY_SECRETS: Record<string, string> = {
@@ -26,7 +26,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     initializationOptions: {
       minLines: config.get<number>('extract.minLines', 20),
       maxLines: config.get<number>('extract.maxLines', 50),
-    },
+      provider: config.get<string>('provider', 'baseline'),
+      executor: config.get<'local' | 'docker'>('executor', 'local'),
+      testTimeoutSeconds: config.get<number>('limits.testTimeoutSeconds', 300),
+      memoryMb: config.get<number>('limits.memoryMb', 2048),
+    } satisfies EngineSettings,
     outputChannel: log,
   };
   client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions);
@@ -61,6 +65,21 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const summary = report.missing.length ? `XRepoTest: ${report.missing.length} pieces missing.` : 'XRepoTest: everything is installed.';
       void vscode.window.showInformationMessage(summary, ...(action ? [action] : [])).then((picked) => picked && log.show());
       return report;
+    }),
+    // From the code lens: generate a test for the function, run it in a disposable copy, score it. The
+    // server reports progress (cancellable) and refreshes the lenses with the score.
+    vscode.commands.registerCommand('xrepotest.generateScoredTests', async (uri: string, startLine: number) => {
+      if (!client) return undefined;
+      try {
+        const result = await client.sendRequest<ScoreFunctionResult>(SCORE_FUNCTION, { uri, startLine });
+        log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
+        return result;
+      } catch (e) {
+        const message = (e as Error).message;
+        log.error(`scoring failed: ${message}`);
+        void vscode.window.showErrorMessage(`XRepoTest: ${message}`);
+        return undefined;
+      }
     }),
     vscode.commands.registerCommand('xrepotest.setApiKey', async (provider?: string) => {
       const which = provider ?? (await vscode.window.showQuickPick(Object.keys(API_KEY_SECRETS), { placeHolder: 'The provider whose API key to store' }));

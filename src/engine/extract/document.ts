@@ -1,7 +1,10 @@
 import { adapterForPath } from '../languages';
 import { lineStartOffsets } from '../parse/nodes';
 import { parseWithDeadline } from '../parse/parse';
-import { classifyFunctions, DEFAULT_PARSE_DEADLINE_MS } from './extract';
+import * as path from 'node:path';
+import type { TaskRecord } from '../tasks/record';
+import { describeRepository } from '../tasks/repository';
+import { classifyFunctions, DEFAULT_PARSE_DEADLINE_MS, toRecord } from './extract';
 import { RELEASE_FILTERS, type DropRule, type FilterConfig } from './filters';
 
 export interface DocumentFunction {
@@ -33,3 +36,27 @@ export async function classifyDocument(relPath: string, text: string, filters: P
     parsed.tree.delete();
   }
 }
+
+/**
+ * The task for the focal function starting at `startLine` of an open document, as `extract` would
+ * write it (the repository is the workspace folder), or null when that function is not focal.
+ */
+export async function taskForDocumentFunction(root: string, relPath: string, text: string, startLine: number, filters: Partial<FilterConfig> = {}): Promise<TaskRecord | null> {
+  const adapter = adapterForPath(relPath);
+  if (!adapter) return null;
+  const parsed = await parseWithDeadline(adapter.id, text, DEFAULT_PARSE_DEADLINE_MS);
+  if ('timedOut' in parsed) return null;
+  try {
+    const lineStarts = lineStartOffsets(text);
+    const fileScope = adapter.fileScope?.(root, relPath) ?? '';
+    const found = classifyFunctions(adapter, relPath, text, lineStarts, parsed.tree, { ...RELEASE_FILTERS, ...filters }, fileScope).find(
+      (c) => c.rule === null && c.fn.startLine === startLine,
+    );
+    if (!found) return null;
+    const repository = describeRepository(root);
+    return toRecord(0, found.fn, relPath.split(path.sep).join('/'), text, lineStarts, adapter.scopeKey, adapter.id, repository);
+  } finally {
+    parsed.tree.delete();
+  }
+}
+

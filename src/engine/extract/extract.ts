@@ -175,7 +175,7 @@ export async function extractRepository(repoDir: string, options: ExtractOptions
   return { tasks, summary };
 }
 
-function toRecord(
+export function toRecord(
   taskId: number,
   fn: FunctionInfo,
   relPath: string,
