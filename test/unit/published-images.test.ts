@@ -1,13 +1,9 @@
 import { strict as assert } from 'node:assert';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type Dockerode from 'dockerode';
 import { DockerExecutor } from '../../src/engine/execute/docker';
-import { connectEndpoint, type ConnectedEngine } from '../../src/engine/execute/docker-engine';
+import type { ConnectedEngine } from '../../src/engine/execute/docker-engine';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { findLanguageImage } from '../../src/engine/execute/images';
 import {
@@ -21,124 +17,41 @@ import {
 } from '../../src/engine/execute/published-images';
 import { engineForTests } from '../helpers/engine';
 import { FIXTURE_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
-import { REPO_ROOT, fixture } from '../helpers/paths';
+import { fixture } from '../helpers/paths';
+import { freePort, pushImage, startLocalRegistry, type LocalRegistry } from '../helpers/registry';
 import { skipBecause } from '../helpers/skip';
-
-const REGISTRY_BIN = '/usr/bin/docker-registry';
-const SERVICE_SCRIPT = path.join(REPO_ROOT, 'scripts', 'podman-service.sh');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-function registryAnswers(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/v2/', timeout: 1000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('error', () => resolve(false));
-    req.on('timeout', () => req.destroy());
-  });
-}
-
-/** Follows a build or push stream; failures come as events in a 200 answer. */
-function follow(docker: Dockerode, stream: NodeJS.ReadableStream): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let failure: string | undefined;
-    docker.modem.followProgress(
-      stream,
-      (err: Error | null) => (err ? reject(err) : failure ? reject(new Error(failure)) : resolve()),
-      (ev: { error?: string; errorDetail?: { message?: string } }) => {
-        failure ??= ev.errorDetail?.message ?? ev.error;
-      },
-    );
-  });
-}
 
 describe('published XRepoTest images from a local registry', function () {
   this.timeout(900_000);
   const language = 'go' as const;
   const repoDir = FIXTURE_OF[language];
   let tmp: string;
-  let registry: ChildProcess | undefined;
-  let port: number;
+  let port: string;
   let engine: ConnectedEngine;
-  /** The Podman service this suite started (with its own registries.conf), if the engine is Podman. */
-  let serviceDir: string | undefined;
+  let registry: LocalRegistry | undefined;
   let lockFile: string;
   let pulledDigest: string | undefined;
 
   before(async function () {
-    if (!fs.existsSync(REGISTRY_BIN)) skipBecause(this, `${REGISTRY_BIN} is missing (apt-get install docker-registry)`);
     const shared = await engineForTests(this);
     const languageImage = await findLanguageImage(shared.docker, language);
     if (!languageImage) skipBecause(this, `no ${language} language image here (xrepotest images build --lang ${language})`);
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-published-'));
     lockFile = path.join(tmp, 'xrepotest-images.lock.json');
-    port = await freePort();
-
-    fs.writeFileSync(
-      path.join(tmp, 'registry.yml'),
-      [
-        'version: 0.1',
-        'log:',
-        '  level: warn',
-        'storage:',
-        '  filesystem:',
-        `    rootdirectory: ${path.join(tmp, 'registry-data')}`,
-        'http:',
-        `  addr: 127.0.0.1:${port}`,
-        '',
-      ].join('\n'),
-    );
-    registry = spawn(REGISTRY_BIN, ['serve', path.join(tmp, 'registry.yml')], { stdio: 'ignore' });
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = await registryAnswers(port);
-      if (!up) await new Promise((r) => setTimeout(r, 100));
-    }
-    if (!up) skipBecause(this, `docker-registry did not answer on 127.0.0.1:${port}`);
-
-    if (shared.engine.startsWith('podman')) {
-      // Podman's compat pull has no TLS switch: a plain-HTTP registry must be marked insecure in the
-      // registries.conf the service reads at start, so this suite starts a service with its own.
-      fs.writeFileSync(path.join(tmp, 'registries.conf'), `[[registry]]\nlocation = "127.0.0.1:${port}"\ninsecure = true\n`);
-      serviceDir = path.join(tmp, 'podman');
-      const r = spawnSync(SERVICE_SCRIPT, ['start'], {
-        env: { ...process.env, XRT_PODMAN_DIR: serviceDir, CONTAINERS_REGISTRIES_CONF: path.join(tmp, 'registries.conf') },
-        encoding: 'utf8',
-        timeout: 60_000,
-      });
-      if (r.status !== 0) skipBecause(this, `a Podman service with the test's registries.conf did not start: ${r.stderr}`);
-      engine = await connectEndpoint(`unix://${r.stdout.trim()}`);
-    } else {
-      engine = shared; // Docker treats registries on 127.0.0.0/8 as insecure by itself
-    }
+    registry = await startLocalRegistry(this, path.join(tmp, 'registry'));
+    engine = registry.engine;
+    port = registry.prefix.split(':')[1];
 
     // An image shaped like a published one: the language image plus a repository under /app/repo_data.
     const context = path.join(tmp, 'context');
     fs.cpSync(fixture(repoDir), path.join(context, 'repo', repoDir), { recursive: true });
     fs.writeFileSync(path.join(context, 'Dockerfile'), `FROM ${languageImage}\nCOPY repo/${repoDir} /app/repo_data/${language}/${repoDir}\n`);
-    const reference = publishedReference(language, { registry: `127.0.0.1:${port}` });
-    const docker = engine.docker;
-    await follow(docker, await docker.buildImage({ context, src: ['Dockerfile', 'repo'] }, { t: reference }));
-    // tlsVerify is Podman's push switch for a plain-HTTP registry; Docker ignores it.
-    await follow(docker, (await docker.getImage(reference).push({ tlsVerify: false } as Dockerode.ImagePushOptions)) as NodeJS.ReadableStream);
-    await docker.getImage(reference).remove();
+    await pushImage(engine.docker, context, publishedReference(language, { registry: registry.prefix }));
   });
 
   after(async function () {
     if (engine && pulledDigest) await engine.docker.getImage(pulledDigest).remove({ force: true }).catch(() => undefined);
-    if (registry?.pid) registry.kill('SIGTERM');
-    if (serviceDir) spawnSync(SERVICE_SCRIPT, ['stop'], { env: { ...process.env, XRT_PODMAN_DIR: serviceDir }, stdio: 'ignore' });
+    registry?.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
 
