@@ -1,44 +1,61 @@
 /**
  * The engine server's custom requests, typed once for both sides (the server in src/server and the
- * extension in src/extension). Plain types only: no `vscode` and no engine code here.
+ * extension in src/extension). Plain types only: no `vscode` and no engine code here. Each feature's
+ * requests live in their own module next to this one (scoring, bridge, bench).
  */
 import type { EnvironmentReport } from '../engine/environment';
 
 export const CHECK_ENVIRONMENT = 'xrepotest/checkEnvironment';
 export type CheckEnvironmentResult = EnvironmentReport & { text: string };
 
-/** Generate a test for the focal function starting at `startLine` (1-based), run and score it. */
-export const SCORE_FUNCTION = 'xrepotest/scoreFunction';
+export type ContextModeName = 'standard' | 'file' | 'lsp' | 'bm25' | 'dense';
+export type ProviderSetting = 'baseline' | 'anthropic' | 'openai' | 'openai-compatible' | 'replay';
 
-export interface ScoreFunctionParams {
-  uri: string;
-  startLine: number;
-}
-
-export interface ScoreFunctionResult {
-  functionName: string;
-  compiled: boolean;
-  passed: boolean;
-  /** Runner's own counts. */
-  testsRan: number;
-  testsPassed: number;
-  coveredLines: number[];
-  executableLines: number[];
-  invoked: boolean;
-  failureCategory: string | null;
-  reason: string | null;
-  testCode: string;
-  provider: string;
-  /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
-  summary: string;
-}
-
-/** The settings the server needs to generate and run (API keys never travel here: the editor keeps them). */
+/**
+ * The editor's settings as the engine needs them, sent with every request so a changed setting
+ * takes effect at once. API keys never travel here: see `Credentials`.
+ */
 export interface EngineSettings {
   minLines: number;
   maxLines: number;
-  provider: string;
+  provider: ProviderSetting;
+  model: string;
+  baseUrl: string;
+  /** replay: the recorded generations (JSONL). */
+  replayFile: string;
+  mode: ContextModeName;
   executor: 'local' | 'docker';
   testTimeoutSeconds: number;
   memoryMb: number;
 }
+
+export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
+  minLines: 20,
+  maxLines: 50,
+  provider: 'baseline',
+  model: '',
+  baseUrl: '',
+  replayFile: '',
+  mode: 'standard',
+  executor: 'local',
+  testTimeoutSeconds: 300,
+  memoryMb: 2048,
+};
+
+/**
+ * The provider's API key, read from the editor's secret storage for the one request that needs it.
+ * The server keeps it in memory for that request only and registers it for redaction, so it is never
+ * logged.
+ */
+export interface Credentials {
+  apiKey?: string;
+}
+
+/** What every engine request carries besides its own parameters. */
+export interface WithSettings {
+  settings: EngineSettings;
+  credentials?: Credentials;
+}
+
+/** The client's settings changed (the filters change which functions get lenses). */
+export const SETTINGS_CHANGED = 'xrepotest/settingsChanged';

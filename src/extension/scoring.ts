@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import {
+  FOCAL_FUNCTION_AT,
+  SCORE_FUNCTION,
+  type FocalFunctionAtResult,
+  type ScoreFunctionResult,
+} from '../shared/scoring-protocol';
+import type { Engine } from './engine';
+import { requestSettings } from './settings';
+
+/**
+ * "Generate scored tests": from a code lens (uri and start line given), or from the palette and the
+ * editor's context menu (the function around the cursor). The server reports progress (cancellable)
+ * and refreshes the lenses with the score.
+ */
+export function registerScoring({ client, log, context }: Engine): void {
+  const scoreFunction = async (uri: string, startLine: number): Promise<ScoreFunctionResult | undefined> => {
+    try {
+      const result = await client.sendRequest<ScoreFunctionResult>(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
+      log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
+      return result;
+    } catch (e) {
+      const message = (e as Error).message;
+      log.error(`scoring failed: ${message}`);
+      void vscode.window.showErrorMessage(`XRepoTest: ${message}`);
+      return undefined;
+    }
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('xrepotest.generateScoredTests', async (uri?: string, startLine?: number) => {
+      if (uri && startLine) return scoreFunction(uri, startLine);
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) {
+        void vscode.window.showWarningMessage('XRepoTest: open a Rust, Go, Julia, PHP or Ruby file and put the cursor in a function.');
+        return undefined;
+      }
+      const at = await client.sendRequest<FocalFunctionAtResult>(FOCAL_FUNCTION_AT, {
+        uri: editor.document.uri.toString(),
+        line: editor.selection.active.line,
+        ...(await requestSettings(context.secrets)),
+      });
+      if ('why' in at) {
+        void vscode.window.showWarningMessage(`XRepoTest: no focal function here: ${at.why}.`);
+        return undefined;
+      }
+      return scoreFunction(editor.document.uri.toString(), at.startLine);
+    }),
+  );
+}

@@ -1,0 +1,39 @@
+import * as vscode from 'vscode';
+import { DEFAULT_ENGINE_SETTINGS, type Credentials, type EngineSettings, type WithSettings } from '../shared/protocol';
+
+/** Where API keys live: the editor's secret storage, never settings or logs. */
+export const API_KEY_SECRETS: Record<string, string> = {
+  anthropic: 'xrepotest.apiKey.anthropic',
+  openai: 'xrepotest.apiKey.openai',
+  'openai-compatible': 'xrepotest.apiKey.openaiCompatible',
+};
+
+/** The contributed settings (package.json), read fresh for each request. */
+export function engineSettings(): EngineSettings {
+  const c = vscode.workspace.getConfiguration('xrepotest');
+  const d = DEFAULT_ENGINE_SETTINGS;
+  return {
+    minLines: c.get('extract.minLines', d.minLines),
+    maxLines: c.get('extract.maxLines', d.maxLines),
+    provider: c.get('provider', d.provider),
+    model: c.get('model', d.model),
+    baseUrl: c.get('baseUrl', d.baseUrl),
+    replayFile: c.get('replayFile', d.replayFile),
+    mode: c.get('mode', d.mode),
+    executor: c.get('executor', d.executor),
+    testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
+    memoryMb: c.get('limits.memoryMb', d.memoryMb),
+  };
+}
+
+export async function credentialsFor(secrets: vscode.SecretStorage, provider: string): Promise<Credentials> {
+  const id = API_KEY_SECRETS[provider];
+  const apiKey = id ? await secrets.get(id) : undefined;
+  return apiKey ? { apiKey } : {};
+}
+
+/** The settings and, for the provider they name, its key: what every engine request carries. */
+export async function requestSettings(secrets: vscode.SecretStorage, overrides: Partial<EngineSettings> = {}): Promise<WithSettings> {
+  const settings = { ...engineSettings(), ...overrides };
+  return { settings, credentials: await credentialsFor(secrets, settings.provider) };
+}

@@ -1,0 +1,49 @@
+import * as path from 'node:path';
+import type { Connection } from 'vscode-languageserver/node';
+import { TextDocuments } from 'vscode-languageserver/node';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { URI } from 'vscode-uri';
+import type { ContextRequest, LspContext } from '../engine/context/types';
+import { DockerExecutor } from '../engine/execute/docker';
+import { LocalExecutor } from '../engine/execute/local';
+import type { Executor } from '../engine/execute/types';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
+
+/** Builds the paper's LSP context for a task; the bridge (editor first, headless servers second) sets it. */
+export type LspContextBuilder = (request: ContextRequest, signal?: AbortSignal) => Promise<LspContext>;
+
+/**
+ * What the server's features share: the connection, open documents, the workspace folders, the
+ * settings the client started with, one executor per kind (their caches and images are reused).
+ */
+export class ServerState {
+  settings: EngineSettings = DEFAULT_ENGINE_SETTINGS;
+  workspaceFolders: string[] = [];
+  /** Set by the bridge; mode `lsp` fails with a clear message without it. */
+  lspContext: LspContextBuilder | undefined;
+  private readonly executors = new Map<string, Promise<Executor>>();
+
+  constructor(
+    readonly connection: Connection,
+    readonly documents: TextDocuments<TextDocument>,
+  ) {}
+
+  /** The workspace folder holding `uri` (its checkout root) and the file's path inside it. */
+  workspaceOf(uri: string): { root: string; relPath: string } {
+    const folder = this.workspaceFolders.find((f) => uri.startsWith(f.endsWith('/') ? f : f + '/'));
+    const file = URI.parse(uri).fsPath;
+    const root = folder ? URI.parse(folder).fsPath : path.dirname(file);
+    return { root, relPath: path.relative(root, file).split(path.sep).join('/') };
+  }
+
+  executor(kind: EngineSettings['executor']): Promise<Executor> {
+    let e = this.executors.get(kind);
+    if (!e) {
+      e = kind === 'docker' ? DockerExecutor.create() : Promise.resolve(new LocalExecutor());
+      // A failed start (no engine) is not cached: the user may start Podman and try again.
+      e.catch(() => this.executors.delete(kind));
+      this.executors.set(kind, e);
+    }
+    return e;
+  }
+}
