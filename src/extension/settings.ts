@@ -20,6 +20,7 @@ export function engineSettings(): EngineSettings {
     baseUrl: c.get('baseUrl', d.baseUrl),
     replayFile: c.get('replayFile', d.replayFile),
     mode: c.get('mode', d.mode),
+    lspSource: c.get('lsp.source', d.lspSource),
     executor: c.get('executor', d.executor),
     testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
     memoryMb: c.get('limits.memoryMb', d.memoryMb),

@@ -24,6 +24,8 @@ export interface EngineSettings {
   /** replay: the recorded generations (JSONL). */
   replayFile: string;
   mode: ContextModeName;
+  /** mode lsp: the editor's language servers (through the bridge), the engine's headless ones, or editor first. */
+  lspSource: 'auto' | 'editor' | 'headless';
   executor: 'local' | 'docker';
   testTimeoutSeconds: number;
   memoryMb: number;
@@ -37,6 +39,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   baseUrl: '',
   replayFile: '',
   mode: 'standard',
+  lspSource: 'auto',
   executor: 'local',
   testTimeoutSeconds: 300,
   memoryMb: 2048,
