@@ -115,7 +115,10 @@ export class LspBridge {
   private readonly absentInEditor = new Set<LanguageId>();
   private readonly told = new Set<LanguageId>();
 
-  constructor(private readonly connection: Connection) {
+  constructor(
+    private readonly connection: Connection,
+    private readonly options: { editorStartWaitMs?: number } = {},
+  ) {
     this.editor = new EditorResolver(connection);
   }
 
@@ -125,7 +128,7 @@ export class LspBridge {
    * empty list then); a language extension still starting gets a few seconds, the first time.
    */
   async editorServes(language: LanguageId, file: string, position: Position): Promise<boolean> {
-    const until = Date.now() + (this.absentInEditor.has(language) ? 0 : EDITOR_START_WAIT_MS);
+    const until = Date.now() + (this.absentInEditor.has(language) ? 0 : (this.options.editorStartWaitMs ?? EDITOR_START_WAIT_MS));
     for (;;) {
       const symbols = await withTimeout(this.editor.documentSymbols(file).catch(() => []), EDITOR_QUESTION_MS, []);
       const answers = symbols.length > 0 || (await withTimeout(this.editor.definition(file, position).catch(() => []), EDITOR_QUESTION_MS, [])).length > 0;
