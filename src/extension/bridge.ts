@@ -2,10 +2,12 @@ import * as vscode from 'vscode';
 import {
   EDITOR_DEFINITION,
   EDITOR_DOCUMENT_SYMBOL,
+  EDITOR_FALLBACK,
   EDITOR_HOVER,
   EDITOR_REFERENCES,
   EDITOR_TYPE_DEFINITION,
   type BridgePositionParams,
+  type EditorFallbackParams,
   type EditorDocumentSymbolParams,
   type EditorDocumentSymbolResult,
   type EditorHoverResult,
@@ -33,7 +35,7 @@ function positionOf(p: BridgePositionParams['position']): vscode.Position {
  * so the language extensions the user has installed give the LSP context. An editor without a server
  * for the language answers with nothing; the server then decides (headless fallback, or an error).
  */
-export function registerBridge({ client }: Engine): void {
+export function registerBridge({ client, log }: Engine): void {
   const locations =
     (command: string) =>
     async (params: BridgePositionParams): Promise<EditorLocationsResult> => {
@@ -52,5 +54,13 @@ export function registerBridge({ client }: Engine): void {
     const uri = await documentUri(params.textDocument.uri);
     const symbols = await vscode.commands.executeCommand<Array<vscode.DocumentSymbol | vscode.SymbolInformation>>('vscode.executeDocumentSymbolProvider', uri);
     return toBridgeSymbols(symbols);
+  });
+  // The server says this once per language; the button finds the extension that would serve it.
+  client.onNotification(EDITOR_FALLBACK, async ({ note, extension }: EditorFallbackParams) => {
+    log.info(note);
+    const show = `Show the ${extension.name} extension`;
+    if ((await vscode.window.showInformationMessage(note, show)) === show) {
+      await vscode.commands.executeCommand('workbench.extensions.search', `@id:${extension.id}`);
+    }
   });
 }

@@ -33,7 +33,7 @@ function extensionHint(language: LanguageId): string {
 export function fallbackNote(language: LanguageId): string {
   const lang = adapterFor(language).displayName;
   return (
-    `XRepoTest: the editor has no ${lang} language server, so LSP context comes from the engine's own ${HEADLESS_SERVER_NAMES[language]}. ` +
+    `XRepoTest: no ${lang} language server in the editor, so LSP context comes from the engine's own ${HEADLESS_SERVER_NAMES[language]}. ` +
     `Install ${extensionHint(language)} to use the editor's.`
   );
 }
@@ -41,7 +41,7 @@ export function fallbackNote(language: LanguageId): string {
 /** `editor` was asked for, and the editor has none: what to do about it. */
 export function editorMissingMessage(language: LanguageId): string {
   const lang = adapterFor(language).displayName;
-  return `the editor has no ${lang} language server for LSP context: install ${extensionHint(language)}, or set "xrepotest.lsp.source" to "auto" or "headless" to use the engine's own ${HEADLESS_SERVER_NAMES[language]}`;
+  return `no ${lang} language server in the editor for LSP context: install ${extensionHint(language)}, or set "xrepotest.lsp.source" to "auto" or "headless" to use the engine's own ${HEADLESS_SERVER_NAMES[language]}`;
 }
 
 /** `auto` fell back and the headless server is missing too: both ways to get one. */

@@ -12,6 +12,7 @@ import {
   BRIDGE_PROBE,
   EDITOR_DEFINITION,
   EDITOR_DOCUMENT_SYMBOL,
+  EDITOR_FALLBACK,
   EDITOR_HOVER,
   EDITOR_REFERENCES,
   EDITOR_TYPE_DEFINITION,
@@ -20,6 +21,7 @@ import {
   type BridgeProbeParams,
   type BridgeProbeResult,
   type BridgeSymbol,
+  type EditorFallbackParams,
   type EditorDocumentSymbolParams,
   type EditorDocumentSymbolResult,
   type EditorHoverResult,
@@ -29,7 +31,7 @@ import {
   type LspSourceUsed,
 } from '../shared/bridge-protocol';
 import type { EngineSettings } from '../shared/protocol';
-import { editorMissingMessage, fallbackNote, focalNamePosition, HEADLESS_SERVER_NAMES, noServerMessage } from './bridge-fallback';
+import { EDITOR_LANGUAGE_EXTENSIONS, editorMissingMessage, fallbackNote, focalNamePosition, HEADLESS_SERVER_NAMES, noServerMessage } from './bridge-fallback';
 import type { ServerState } from './state';
 
 /** How long a language extension that is still starting may take to answer before it counts as absent. */
@@ -152,7 +154,8 @@ export class LspBridge {
     this.connection.console.info(`LSP context for ${path.basename(file)}: no ${adapterFor(language).displayName} server in the editor; using the headless ${HEADLESS_SERVER_NAMES[language]} (${root})`);
     if (!this.told.has(language)) {
       this.told.add(language);
-      void this.connection.window.showInformationMessage(note);
+      const params: EditorFallbackParams = { language, note, extension: EDITOR_LANGUAGE_EXTENSIONS[language] };
+      void this.connection.sendNotification(EDITOR_FALLBACK, params);
     }
     return { resolver: this.headlessFor(root), source: 'headless', note };
   }

@@ -51,6 +51,19 @@ export interface EditorDocumentSymbolParams {
 }
 export type EditorDocumentSymbolResult = BridgeSymbol[];
 
+/**
+ * Server -> client notification: `auto` fell back to the headless servers for a language (sent once
+ * per language); the extension shows the note with a button to the extension that would serve it.
+ */
+export const EDITOR_FALLBACK = 'xrepotest/editor/fallback';
+
+export interface EditorFallbackParams {
+  language: string;
+  note: string;
+  /** The editor extension to suggest (`golang.go`…) and its name. */
+  extension: { id: string; name: string };
+}
+
 /** Where LSP answers came from for one file: the editor's servers, or the engine's headless ones. */
 export type LspSourceUsed = 'editor' | 'headless';
 

@@ -6,7 +6,7 @@ import { URI } from 'vscode-uri';
 import { toLocations } from '../../src/engine/context/lsp/headless-resolver';
 import { taskForDocumentFunction } from '../../src/engine/extract/document';
 import { hoverToText, toBridgeLocations, toBridgeSymbols } from '../../src/extension/bridge-convert';
-import { EDITOR_DEFINITION, EDITOR_DOCUMENT_SYMBOL, type BridgeSymbol } from '../../src/shared/bridge-protocol';
+import { EDITOR_DEFINITION, EDITOR_DOCUMENT_SYMBOL, EDITOR_FALLBACK, type BridgeSymbol, type EditorFallbackParams } from '../../src/shared/bridge-protocol';
 import { LspBridge } from '../../src/server/bridge';
 import { EDITOR_LANGUAGE_EXTENSIONS, editorMissingMessage, fallbackNote, focalNamePosition, HEADLESS_SERVER_NAMES } from '../../src/server/bridge-fallback';
 import { fixture } from '../helpers/paths';
@@ -97,7 +97,9 @@ describe('bridge: the fallback to headless servers', () => {
         return [];
       },
       console: { info: (line: string) => logged.push(line) },
-      window: { showInformationMessage: async (m: string) => void shown.push(m) },
+      sendNotification: async (method: string, params: EditorFallbackParams) => {
+        if (method === EDITOR_FALLBACK) shown.push(params.note);
+      },
     } as unknown as Connection;
     return { connection, shown, logged, asked };
   }
