@@ -1,7 +1,7 @@
 /**
  * A test-only language extension: what the Go extension does for the bridge, and nothing else. It
- * starts the gopls the runner names in GOPLS_ENV for Go files; no diagnostics, so the workbench other
- * tests photograph stays as it was. The runner bundles it (vscode-languageclient inside) and installs
+ * starts the gopls the runner names in GOPLS_ENV for Go files; no diagnostics, import links or
+ * highlights, so the workbench other tests photograph stays as it was. The runner bundles it (vscode-languageclient inside) and installs
  * it into the sandbox's extensions folder.
  */
 import * as vscode from 'vscode';
@@ -28,7 +28,9 @@ export function activate(context: vscode.ExtensionContext): GoplsClientApi {
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: 'file', language: 'go' }],
     outputChannelName: 'gopls (test)',
-    middleware: { handleDiagnostics: () => undefined },
+    // Navigation only: no import links underlined, no diagnostics or highlighted returns in the editor.
+    initializationOptions: { importShortcut: 'Definition' },
+    middleware: { handleDiagnostics: () => undefined, provideDocumentHighlights: () => [] },
   };
   client = new LanguageClient('xrepotest-test-gopls', 'gopls (test)', serverOptions, clientOptions);
   const ready = client.start();

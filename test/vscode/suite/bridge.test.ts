@@ -125,6 +125,13 @@ describe("the bridge to the editor's language servers", () => {
       if (symbols && symbols.length > 0) skipBecause(this, 'this editor has a PHP language server: there is nothing to fall back from');
     });
 
+    // The tests after these see the workspace and the workbench as the runner made them.
+    after(async () => {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      fs.rmSync(path.join(workspaceRoot(), project), { recursive: true, force: true });
+    });
+
     it('falls back to the headless servers with lsp.source auto, and says so', async function () {
       this.timeout(240_000);
       const { client } = await engine();
