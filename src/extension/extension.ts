@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_CHANGED } from '../shared/protocol';
+import { registerBridge } from './bridge';
 import type { Engine } from './engine';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
@@ -43,6 +44,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   );
   registerEnvironment(engine);
   registerScoring(engine);
+  registerBridge(engine);
   return engine;
 }
 

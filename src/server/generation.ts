@@ -57,7 +57,7 @@ export async function promptFor(
 ): Promise<Prompt> {
   const context = await gatherContext({ task, language, repoDir }, settings.mode, {
     signal,
-    lsp: lsp ? (request) => lsp(request, signal) : undefined,
+    lsp: lsp ? (request) => lsp(request, signal, settings) : undefined,
   });
   return buildPrompt(task, language, settings.mode, context);
 }

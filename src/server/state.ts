@@ -9,8 +9,11 @@ import { LocalExecutor } from '../engine/execute/local';
 import type { Executor } from '../engine/execute/types';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
 
-/** Builds the paper's LSP context for a task; the bridge (editor first, headless servers second) sets it. */
-export type LspContextBuilder = (request: ContextRequest, signal?: AbortSignal) => Promise<LspContext>;
+/**
+ * Builds the paper's LSP context for a task; the bridge (editor first, headless servers second) sets it.
+ * `settings` are the request's (their `lspSource` chooses the servers); the client's last known without.
+ */
+export type LspContextBuilder = (request: ContextRequest, signal?: AbortSignal, settings?: EngineSettings) => Promise<LspContext>;
 
 /**
  * What the server's features share: the connection, open documents, the workspace folders, the

@@ -11,6 +11,8 @@ export const START_MARKER = '[xrepotest:start]';
 export const SCREENSHOT_MARKER = '[xrepotest:screenshot] ';
 /** A log line `<prefix><json SuiteCounts>`: the suite's own totals, for the runner's closing line. */
 export const RESULT_MARKER = '[xrepotest:result] ';
+/** Environment variable naming the gopls the test extension gopls-client starts (set when it exists). */
+export const GOPLS_ENV = 'XREPOTEST_TEST_GOPLS';
 /** Environment variable naming the folder the runner saves screenshots (and their receipts) in. */
 export const SCREENSHOTS_ENV = 'XREPOTEST_VSCODE_SCREENSHOTS';
 

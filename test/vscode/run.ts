@@ -10,13 +10,15 @@
  * Whatever happens (failure, deadline, Ctrl-C), the browser is closed, the server's process group is
  * stopped and the temporary folder removed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { build as esbuild } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
+  GOPLS_ENV,
   parseMarker,
   RESULT_MARKER,
   SCREENSHOT_MARKER,
@@ -36,6 +38,14 @@ const CHROMIUM_FLAGS = [
   '--disable-component-update', '--disable-sync',
 ];
 // Build products a fixture may carry from earlier runs; the workspace copy starts clean.
+/**
+ * Test-only extensions (test/vscode/<name>/: package.json + extension.ts) installed into each run's
+ * sandbox: a workbench holds one extensionDevelopmentPath (the payload is read into a map), so they
+ * are bundled, packaged and installed the way a user's extensions are.
+ */
+const TEST_EXTENSIONS = ['gopls-client'];
+/** The gopls scripts/setup.sh installs; the gopls-client extension starts it (GOPLS_ENV). */
+const GOPLS = path.join(REPO_ROOT, '.tools', 'bin', 'gopls');
 const SKIPPED_IN_COPY = new Set(['target', 'vendor', 'coverage', '.phpunit.cache', '.phpunit.result.cache', 'Manifest.toml']);
 const TEXT_WAIT_MS = 15_000;
 const USER_SETTINGS = {
@@ -83,7 +93,7 @@ function freePort(): Promise<number> {
 }
 
 /** A fresh home for one run: user data, extensions, config, XDG folders, TMPDIR and the workspace. */
-function makeSandbox(fixture: string): { root: string; workspace: string; env: NodeJS.ProcessEnv; args: string[] } {
+function makeSandbox(fixture: string): { root: string; workspace: string; env: NodeJS.ProcessEnv; args: string[]; dirArgs: string[] } {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'xrepotest-vscode-'));
   const dir = (name: string): string => {
     const p = path.join(root, name);
@@ -113,13 +123,41 @@ function makeSandbox(fixture: string): { root: string; workspace: string; env: N
     XDG_RUNTIME_DIR: dir('xdg/runtime'),
     TMPDIR: dir('tmp'),
   };
+  const dirArgs = ['--user-data-dir', dir('user-data'), '--extensions-dir', dir('extensions')];
   const args = [
-    '--auth', 'none', '--config', config,
-    '--user-data-dir', dir('user-data'), '--extensions-dir', dir('extensions'),
+    '--auth', 'none', '--config', config, ...dirArgs,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
     '--disable-getting-started-override', '--ignore-last-opened',
   ];
-  return { root, workspace, env, args };
+  return { root, workspace, env, args, dirArgs };
+}
+
+function execFileText(file: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv }): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { ...options, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${path.basename(file)} ${args.join(' ')} failed: ${String(stderr || stdout).trim() || error.message}`)) : resolve(),
+    );
+  });
+}
+
+/**
+ * Bundles a test extension (vscode-languageclient inside, as a published extension ships it),
+ * packages it with vsce and installs it into the sandbox's extensions folder (about 3 s).
+ */
+async function installTestExtension(name: string, sandbox: ReturnType<typeof makeSandbox>): Promise<void> {
+  const source = path.join(REPO_ROOT, 'test', 'vscode', name);
+  const staging = path.join(sandbox.root, 'test-extensions', name);
+  fs.mkdirSync(staging, { recursive: true });
+  fs.copyFileSync(path.join(source, 'package.json'), path.join(staging, 'package.json'));
+  await esbuild({
+    entryPoints: [path.join(source, 'extension.ts')],
+    outfile: path.join(staging, 'extension.js'),
+    bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], logLevel: 'warning',
+  });
+  const vsix = path.join(sandbox.root, 'test-extensions', `${name}.vsix`);
+  const vsce = path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce');
+  await execFileText(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix], { cwd: staging, env: sandbox.env });
+  await execFileText(CODE_SERVER, ['--install-extension', vsix, ...sandbox.dirArgs], { env: sandbox.env });
 }
 
 /** Starts code-server in its own process group and resolves once it listens. */
@@ -228,10 +266,17 @@ async function main(): Promise<number> {
   const deadline = setTimeout(() => interrupt(`deadline of ${options.timeoutMs / 1000} s passed`), options.timeoutMs);
 
   const run = async (): Promise<number> => {
+    for (const name of TEST_EXTENSIONS) {
+      // A missing test extension costs the tests that need it (they skip, saying so), not the run.
+      await installTestExtension(name, sandbox).catch((e: unknown) => {
+        process.stdout.write(`vscode tests: test extension ${name} not installed: ${e instanceof Error ? e.message : String(e)}\n`);
+      });
+    }
     const port = await freePort();
+    const goplsEnv = fs.existsSync(GOPLS) ? { [GOPLS_ENV]: GOPLS } : {};
     const started = startServer(
       [...sandbox.args, '--bind-addr', `127.0.0.1:${port}`],
-      { ...sandbox.env, [SCREENSHOTS_ENV]: options.screenshots },
+      { ...sandbox.env, [SCREENSHOTS_ENV]: options.screenshots, ...goplsEnv },
       serverLog,
     );
     server = started.child;
