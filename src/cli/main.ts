@@ -2,6 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { checkEnvironment, formatEnvironment } from '../engine/environment';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
+import { registerAnnotationsCommand } from './annotations-command';
 import { runExtract } from './extract-command';
 import { runBenchCommand } from './bench-command';
 import { runGenerate } from './generate-command';
@@ -153,6 +154,7 @@ export function buildProgram(): Command {
   registerImagesCommand(program);
   registerDatasetCommand(program);
   registerReproduceCommand(program);
+  registerAnnotationsCommand(program);
 
   return program;
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_CHANGED } from '../shared/protocol';
 import { registerBridge } from './bridge';
+import { registerAnnotator, type AnnotatorApi } from './annotator';
 import type { Engine } from './engine';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
@@ -11,7 +12,7 @@ import { API_KEY_SECRETS, engineSettings } from './settings';
 let client: LanguageClient | undefined;
 
 /** A thin client: the engine runs in the server process (dist/server.js), never in the extension host. */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -45,7 +46,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
-  return engine;
+  const annotator = registerAnnotator(engine);
+  return { ...engine, annotator };
 }
 
 export async function deactivate(): Promise<void> {

@@ -2,6 +2,7 @@ import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerBridge } from './bridge';
+import { registerAnnotator } from './annotator';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
@@ -29,6 +30,7 @@ connection.onNotification(SETTINGS_CHANGED, (settings: EngineSettings) => {
 registerEnvironment(state);
 registerScoring(state);
 registerBridge(state);
+registerAnnotator(state);
 
 documents.listen(connection);
 connection.listen();

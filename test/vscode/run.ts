@@ -67,7 +67,7 @@ interface Options {
 function parseArgs(argv: string[]): Options {
   const options: Options = {
     screenshots: path.join(REPO_ROOT, 'out', 'vscode-screenshots'),
-    timeoutMs: 150_000,
+    timeoutMs: 1_200_000,
     fixture: 'inventory-go',
   };
   for (let i = 0; i < argv.length; i++) {

@@ -1,0 +1,121 @@
+import { isResultRecord } from '../report/load';
+import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
+import { type Annotation, resultKey } from './annotations';
+import { repositoryNameOf } from './checkout-map';
+import { readLineAt, scanJsonl, type LineAt } from './jsonl-scan';
+import type { ResultRecord } from './results';
+
+export type Outcome = 'passed' | 'failed' | 'nocompile';
+
+/** What a list of results shows per result: small, so a big run's list stays small. */
+export interface ResultRow {
+  key: string;
+  language: string;
+  repository: string;
+  functionName: string;
+  filePath: string;
+  outcome: Outcome;
+  category: FailureCategory | null;
+  categoryLabel: string | null;
+  /** Percent of the focal function's executable lines covered; null where none were measured. */
+  coverage: number | null;
+  covered: number;
+  executable: number;
+  /** Why it did not pass, shortened; null when it passed. */
+  reason: string | null;
+  sample: number;
+  round: number;
+  model: string | null;
+  annotation: Pick<Annotation, 'label' | 'note' | 'time'> | null;
+}
+
+/** Reasons can quote a whole compiler error; the list shows the start, the logs have the rest. */
+const MAX_REASON_CHARS = 300;
+
+export function outcomeOf(r: ResultRecord): Outcome {
+  const c = r.checks[0];
+  if (!c?.compilation) return 'nocompile';
+  return c.tests ? 'passed' : 'failed';
+}
+
+export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
+  const cov = r.coverage_stats[0];
+  const reason = r.xrt.reason ?? r.xrt.error;
+  return {
+    key: resultKey(r),
+    language: r.xrt.language,
+    repository: repositoryNameOf(r),
+    functionName: r.function_name,
+    filePath: r.file_path,
+    outcome: outcomeOf(r),
+    category: r.xrt.failure_category,
+    categoryLabel: r.xrt.failure_category ? (r.xrt.failure_label ?? FAILURE_CATEGORY_LABELS[r.xrt.failure_category]) : null,
+    coverage: cov && cov.total_lines ? Math.round((cov.covered_lines / cov.total_lines) * 1000) / 10 : null,
+    covered: cov?.covered_lines ?? 0,
+    executable: cov?.total_lines ?? 0,
+    reason: reason && reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason,
+    sample: r.xrt.sample,
+    round: r.xrt.round,
+    model: r.xrt.model,
+    annotation: annotation ? { label: annotation.label, note: annotation.note, time: annotation.time } : null,
+  };
+}
+
+export interface ScanOutcome {
+  rows: number;
+  /** Lines that are not result records (hand edits, a torn tail). */
+  skipped: number;
+  /** Where each result's line is, to read the whole record again when it is opened. */
+  index: Map<string, LineAt>;
+}
+
+/**
+ * Streams results.jsonl into rows, handed over in pages as they come. A key seen twice (a result
+ * appended again by hand) is sent again: the later record wins where the rows are kept.
+ */
+export async function scanResultRows(
+  file: string,
+  annotationOf: (key: string) => Annotation | undefined,
+  onPage: (rows: ResultRow[]) => void | Promise<void>,
+  options: { pageSize?: number; signal?: AbortSignal } = {},
+): Promise<ScanOutcome> {
+  const pageSize = options.pageSize ?? 500;
+  const outcome: ScanOutcome = { rows: 0, skipped: 0, index: new Map() };
+  let page: ResultRow[] = [];
+  await scanJsonl(
+    file,
+    async (text, at) => {
+      if (!text.trim()) return;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch {
+        outcome.skipped++;
+        return;
+      }
+      if (!isResultRecord(value)) {
+        outcome.skipped++;
+        return;
+      }
+      const row = resultRow(value, annotationOf(resultKey(value)));
+      outcome.index.set(row.key, at);
+      outcome.rows++;
+      page.push(row);
+      if (page.length >= pageSize) {
+        const full = page;
+        page = [];
+        await onPage(full);
+      }
+    },
+    options.signal,
+  );
+  if (page.length) await onPage(page);
+  return outcome;
+}
+
+/** One whole result, read back from where the scan saw it. */
+export function readResultAt(file: string, at: LineAt): ResultRecord {
+  const value: unknown = JSON.parse(readLineAt(file, at));
+  if (!isResultRecord(value)) throw new Error(`${file} changed since it was read: reopen the run`);
+  return value;
+}

@@ -1,0 +1,107 @@
+/**
+ * The annotator view: requests from the extension to the engine server (which reads the run folder,
+ * so the extension host never parses a big results.jsonl), and the messages between the extension
+ * and the webview (media/annotator.js mirrors them).
+ */
+import type { Annotation, AnnotationLabel, ExportOutcome } from '../engine/store/annotations';
+import type { FocalSource } from '../engine/store/checkout-map';
+import type { ResultRow } from '../engine/store/result-rows';
+import type { ResultRecord } from '../engine/store/results';
+
+export type { Annotation, AnnotationLabel, ResultRow };
+
+/** Streams a run's results: rows arrive as ANNOTATOR_ROWS notifications of the same session. */
+export const ANNOTATOR_OPEN_RUN = 'xrepotest/annotator/openRun';
+export interface OpenRunParams {
+  runDir: string;
+  session: string;
+}
+export interface OpenRunResult {
+  rows: number;
+  /** Lines that are not result records. */
+  skipped: number;
+  labels: readonly AnnotationLabel[];
+}
+
+export const ANNOTATOR_ROWS = 'xrepotest/annotator/rows';
+export interface RowsNotification {
+  session: string;
+  rows: ResultRow[];
+}
+
+/** One whole result (test, logs, coverage lines, task). */
+export const ANNOTATOR_RESULT = 'xrepotest/annotator/result';
+export interface ResultParams {
+  runDir: string;
+  key: string;
+}
+export type ResultResult = ResultRecord;
+
+/** Where a result's focal file is: the checkout, the task's own copy, or the repository to ask the user for. */
+export const ANNOTATOR_LOCATE = 'xrepotest/annotator/locate';
+export type LocateResult = FocalSource | { kind: 'ask'; repository: string };
+
+export const ANNOTATOR_REMEMBER_CHECKOUT = 'xrepotest/annotator/rememberCheckout';
+export interface RememberCheckoutParams {
+  runDir: string;
+  repository: string;
+  checkout: string;
+}
+
+export const ANNOTATOR_SAVE = 'xrepotest/annotator/save';
+export interface SaveParams {
+  runDir: string;
+  key: string;
+  /** null clears the annotation. */
+  label: AnnotationLabel | null;
+  note: string;
+}
+export type SaveResult = Annotation;
+
+export const ANNOTATOR_EXPORT = 'xrepotest/annotator/export';
+export interface ExportParams {
+  runDir: string;
+  /** Default: next to the run folder (defaultExportFile). */
+  out?: string;
+}
+export interface ExportResult extends ExportOutcome {
+  file: string;
+  bytes: number;
+}
+
+export type OpenWhat = 'function' | 'test' | 'logs' | 'coverage';
+export type Filters = Partial<Record<'language' | 'repository' | 'outcome' | 'category', string>>;
+
+/** Extension → webview. */
+export type HostMessage =
+  | { type: 'run'; runDir: string; title: string; labels: readonly string[] }
+  | { type: 'rows'; rows: ResultRow[]; done: boolean; total: number; skipped?: number }
+  | { type: 'annotation'; key: string; annotation: ResultRow['annotation'] }
+  | { type: 'exported'; file: string; records: number; annotated: number }
+  | { type: 'error'; message: string }
+  | { type: 'setFilters'; filters: Filters }
+  | { type: 'select'; key: string }
+  /** The suite cannot reach the webview's DOM: it presses the view's own controls through this. */
+  | { type: 'automation'; action: 'click' | 'set'; selector: string; value?: string };
+
+/** What the webview rendered, posted after every render (tests read it, the view restores from it). */
+export interface RenderedReport {
+  filters: Filters;
+  /** Per filter, per value: how many results of the whole run have it. */
+  counts: Record<'language' | 'repository' | 'outcome' | 'category', Record<string, number>>;
+  total: number;
+  matching: number;
+  shown: Array<Pick<ResultRow, 'key' | 'outcome' | 'language' | 'repository' | 'functionName' | 'category'> & { label: string | null }>;
+  selected: string | null;
+  loading: boolean;
+  /** The body's theme class (vscode-dark, vscode-light, vscode-high-contrast). */
+  theme: string;
+}
+
+/** Webview → extension. */
+export type ViewMessage =
+  | { type: 'ready' }
+  | { type: 'rendered'; report: RenderedReport }
+  | { type: 'open'; key: string; what: OpenWhat }
+  | { type: 'annotate'; key: string; label: AnnotationLabel | null; note: string }
+  | { type: 'export' };
