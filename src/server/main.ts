@@ -4,6 +4,7 @@ import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
+import { registerTesting } from './testing';
 
 /**
  * The engine server: the engine in its own process, so parsing, containers, language servers and
@@ -27,6 +28,7 @@ connection.onNotification(SETTINGS_CHANGED, (settings: EngineSettings) => {
 
 registerEnvironment(state);
 registerScoring(state);
+registerTesting(state);
 
 documents.listen(connection);
 connection.listen();
