@@ -198,6 +198,19 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     assert.match(String(added[added.length - 1].label), /^baseline #\d+ \(repair 1\)$/);
   });
 
+  it('"Regenerate" adds a new sample of the same function as a candidate', async function () {
+    this.timeout(180_000);
+    const focal = testing.controller.items.get(`${editor.document.uri.toString()}#${STATUS_LINE}`)!;
+    const samples = children(focal).map((c) => testing.resultOf(c)!.sample);
+    const r = (await vscode.commands.executeCommand('xrepotest.regenerate', { test: baselineItem })) as ScoreFunctionResult;
+    assert.ok(r, 'the regeneration returned a score');
+    assert.strictEqual(r.round, 0);
+    assert.strictEqual(r.sample, Math.max(...samples) + 1, 'a sample not generated before');
+    const added = children(focal).at(-1)!;
+    assert.strictEqual(testing.resultOf(added)?.sample, r.sample);
+    assert.match(String(added.label), /^baseline #\d+$/);
+  });
+
   it('"Accept into project" writes the test where Go puts tests, and nothing was written before', async function () {
     this.timeout(60_000);
     assert.deepStrictEqual(listFiles(workspaceRoot()), filesBefore, 'generating and running wrote nothing into the workspace');
