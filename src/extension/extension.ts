@@ -8,11 +8,12 @@ import type { Engine } from './engine';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { API_KEY_SECRETS, engineSettings } from './settings';
+import { registerTesting, type TestingApi } from './testing';
 
 let client: LanguageClient | undefined;
 
 /** A thin client: the engine runs in the server process (dist/server.js), never in the extension host. */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -47,7 +48,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   registerScoring(engine);
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
-  return { ...engine, annotator };
+  return { ...engine, annotator, testing: registerTesting(engine) };
 }
 
 export async function deactivate(): Promise<void> {

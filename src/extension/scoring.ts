@@ -8,6 +8,9 @@ import {
 import type { Engine } from './engine';
 import { requestSettings } from './settings';
 
+/** Every score the command produces (the Testing view records each as a candidate with its run). */
+export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>();
+
 /**
  * "Generate scored tests": from a code lens (uri and start line given), or from the palette and the
  * editor's context menu (the function around the cursor). The server reports progress (cancellable)
@@ -18,6 +21,7 @@ export function registerScoring({ client, log, context }: Engine): void {
     try {
       const result = await client.sendRequest<ScoreFunctionResult>(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
+      onDidScoreFunction.fire(result);
       return result;
     } catch (e) {
       const message = (e as Error).message;

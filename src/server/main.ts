@@ -6,6 +6,7 @@ import { registerAnnotator } from './annotator';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
+import { registerTesting } from './testing';
 
 /**
  * The engine server: the engine in its own process, so parsing, containers, language servers and
@@ -31,6 +32,7 @@ registerEnvironment(state);
 registerScoring(state);
 registerBridge(state);
 registerAnnotator(state);
+registerTesting(state);
 
 documents.listen(connection);
 connection.listen();

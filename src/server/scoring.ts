@@ -1,7 +1,6 @@
 import type { CodeLens } from 'vscode-languageserver/node';
 import { URI } from 'vscode-uri';
-import { evaluateTest } from '../engine/execute/evaluate';
-import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
+import { classifyDocument } from '../engine/extract/document';
 import { generateOne } from '../engine/generate/generate';
 import { adapterForPath } from '../engine/languages';
 import {
@@ -12,21 +11,45 @@ import {
   type ScoreFunctionParams,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
+import type { GenerationRecord, Provider } from '../engine/generate/types';
+import type { EngineSettings } from '../shared/protocol';
+import { evaluateFor, focalOf, resultOf, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
 
-/** `TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
-function summaryOf(r: Omit<ScoreFunctionResult, 'summary'>): string {
-  const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
-  const tpr = r.compiled ? `TPR ${r.testsPassed}/${r.testsRan}` : 'does not compile';
-  return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
+/** Scores of this session, per document and focal function start line, for the code lenses. */
+const scores = new Map<string, Map<number, ScoreFunctionResult>>();
+
+/** The function's lens shows this score from now on (the latest generated test's). */
+export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
+  const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
+  perDoc.set(result.startLine, result);
+  scores.set(result.uri, perDoc);
+  void state.connection.sendRequest('workspace/codeLens/refresh');
+}
+
+/** One generation for the focal function: the settings' prompt, sample `sample`, round 0. */
+export async function generateSample(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, sample: number, p: Progress): Promise<GenerationRecord> {
+  const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
+  p.report(10, `generating (${provider.id})`);
+  const generation = await generateOne({
+    provider,
+    params: paramsFor(settings),
+    prompt,
+    messages: [{ role: 'user', content: prompt.user }],
+    task: focal.task,
+    language: focal.adapter.id,
+    sample,
+    round: 0,
+    signal: p.signal,
+  });
+  if (generation.error) throw new Error(`generation failed: ${generation.error}`);
+  return generation;
 }
 
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
 export function registerScoring(state: ServerState): void {
   const { connection, documents } = state;
-  /** Scores of this session, per document and focal function start line, for the code lenses. */
-  const scores = new Map<string, Map<number, ScoreFunctionResult>>();
 
   connection.onCodeLens(async (params): Promise<CodeLens[]> => {
     const doc = documents.get(params.textDocument.uri);
@@ -64,66 +87,17 @@ export function registerScoring(state: ServerState): void {
   });
 
   connection.onRequest(SCORE_FUNCTION, async (params: ScoreFunctionParams, token): Promise<ScoreFunctionResult> => {
-    const doc = documents.get(params.uri);
-    if (!doc) throw new Error(`${params.uri} is not open`);
     const settings = params.settings;
-    const { root, relPath } = state.workspaceOf(params.uri);
-    const adapter = adapterForPath(relPath);
-    const filters = { minLines: settings.minLines, maxLines: settings.maxLines };
-    const task = await taskForDocumentFunction(root, relPath, doc.getText(), params.startLine, filters);
-    if (!adapter || !task) throw new Error(`no focal function starts on line ${params.startLine} of ${relPath}`);
+    const focal = await focalOf(state, params.uri, params.startLine, settings);
     const provider = providerFor(settings, params.credentials);
-    const progress = await connection.window.createWorkDoneProgress();
-    const controller = new AbortController();
-    token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
-    progress.token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
-    progress.begin(`XRepoTest: ${task.function_name}`, 0, settings.mode === 'standard' ? 'generating' : `gathering ${settings.mode} context`, true);
-    try {
-      const prompt = await promptFor(task, adapter.id, root, settings, state.lspContext, controller.signal);
-      progress.report(10, `generating (${provider.id})`);
-      const generation = await generateOne({
-        provider,
-        params: paramsFor(settings),
-        prompt,
-        messages: [{ role: 'user', content: prompt.user }],
-        task,
-        language: adapter.id,
-        sample: 0,
-        round: 0,
-        signal: controller.signal,
-      });
-      if (generation.error) throw new Error(`generation failed: ${generation.error}`);
-      progress.report(30, 'running the test in a disposable copy');
-      const e = await evaluateTest(task, adapter.id, generation.test_code, {
-        executor: await state.executor(settings.executor),
-        repoDir: root,
-        signal: controller.signal,
-        timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
-        limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-        onPhase: (phase) => progress.report(60, phase),
-      });
-      const result: Omit<ScoreFunctionResult, 'summary'> = {
-        functionName: task.function_name,
-        compiled: e.score.compiled,
-        passed: e.score.passed,
-        testsRan: e.testReport.ran,
-        testsPassed: e.testReport.passed,
-        coveredLines: e.score.coverage.covered,
-        executableLines: e.score.coverage.executable,
-        invoked: e.score.invocation.invoked,
-        failureCategory: e.score.failure?.category ?? null,
-        reason: e.score.reason,
-        testCode: generation.test_code,
-        provider: provider.id,
-      };
-      const full = { ...result, summary: summaryOf(result) };
-      const perDoc = scores.get(params.uri) ?? new Map<number, ScoreFunctionResult>();
-      perDoc.set(params.startLine, full);
-      scores.set(params.uri, perDoc);
-      void connection.sendRequest('workspace/codeLens/refresh');
-      return full;
-    } finally {
-      progress.done();
-    }
+    const first = settings.mode === 'standard' ? 'generating' : `gathering ${settings.mode} context`;
+    return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, async (p) => {
+      const generation = await generateSample(state, focal, provider, settings, 0, p);
+      p.report(30, 'running the test in a disposable copy');
+      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
+      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: 0, round: 0 }, e);
+      showScoreOnLens(state, result);
+      return result;
+    });
   });
 }

@@ -25,6 +25,118 @@ export interface ScoreFunctionResult {
   provider: string;
   /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
   summary: string;
+  // What the Testing view needs besides the score.
+  /** The focal document and the function's lines (1-based, inclusive). */
+  uri: string;
+  startLine: number;
+  endLine: number;
+  /** The focal file in the workspace (absolute; the sandbox's copy mapped back). */
+  focalFile: string;
+  /** The executable lines of the focal function, each covered or not (the runner's own hit counts). */
+  focalLines: FocalLine[];
+  model: string;
+  sample: number;
+  /** Repair round: 0 for a first generation. */
+  round: number;
+  /** The runner's test cases, with the line of each in `testCode` where it can be found. */
+  cases: CandidateCase[];
+  /** When the test did not compile: the compiler's output, and where in `testCode` it points first. */
+  compileError: { message: string; line?: number; column?: number } | null;
+  /** Where the sandbox put the test; the same place in the workspace is where "Accept into project" writes it. */
+  placement: CandidatePlacement | null;
+  /** The phases' logs (sandbox paths mapped back to the workspace, tails kept). */
+  phases: CandidatePhase[];
+}
+
+export interface FocalLine {
+  line: number;
+  covered: boolean;
+}
+
+export interface CandidateCase {
+  name: string;
+  status: 'passed' | 'failed' | 'errored' | 'skipped';
+  message?: string;
+  expected?: string;
+  actual?: string;
+  /** 1-based line in the test code (the test's declaration, or where its failure points). */
+  line?: number;
+}
+
+export interface CandidatePlacement {
+  /** Relative to the workspace folder, '/'-separated. */
+  relPath: string;
+  /** Absolute, in the workspace. */
+  path: string;
+  notes: string[];
+}
+
+export interface CandidatePhase {
+  phase: string;
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  output: string;
+}
+
+/** Runs a given test again (a candidate re-run from the Testing view, or a test written by hand). */
+export const RUN_CANDIDATE = 'xrepotest/runCandidate';
+
+export interface RunCandidateParams extends WithSettings {
+  uri: string;
+  startLine: number;
+  testCode: string;
+  /** Who wrote the test, carried into the result (default: `manual`). */
+  provider?: string;
+  model?: string;
+  sample?: number;
+  round?: number;
+  /**
+   * Whether the result carries the per-line coverage. The engine measures it either way (the score
+   * needs it); a Run profile leaves it out of the answer.
+   */
+  coverage?: boolean;
+}
+
+/** "Repair with model": the paper's repair prompt with the failed run's feedback, then a new evaluation. */
+export const REPAIR_CANDIDATE = 'xrepotest/repairCandidate';
+
+export interface RepairCandidateParams extends WithSettings {
+  uri: string;
+  startLine: number;
+  testCode: string;
+  sample: number;
+  /** The failed test's round; the repair is round + 1. */
+  round: number;
+}
+
+/** "Regenerate": a new sample from the provider, evaluated. */
+export const REGENERATE_CANDIDATE = 'xrepotest/regenerateCandidate';
+
+export interface RegenerateCandidateParams extends WithSettings {
+  uri: string;
+  startLine: number;
+  sample: number;
+}
+
+/**
+ * Where and as what the language's toolchain places a test (as in the sandbox, mapped to the
+ * workspace): "Accept into project" writes exactly that, and only on that action.
+ */
+export const PLACE_CANDIDATE = 'xrepotest/placeCandidate';
+
+export interface PlaceCandidateParams extends WithSettings {
+  uri: string;
+  startLine: number;
+  testCode: string;
+}
+
+export interface PlaceCandidateResult {
+  relPath: string;
+  path: string;
+  /** The test as the toolchain writes it (a renamed class, a wrapped module…). */
+  code: string;
+  notes: string[];
 }
 
 /** The focal function around a position (the palette and context menu act on the cursor's function). */

@@ -1,0 +1,173 @@
+/**
+ * What every request that evaluates a test for a focal function shares: finding the task for the
+ * open document, cancellable work-done progress, the evaluation in a disposable copy, and the
+ * result the code lens and the Testing view read.
+ */
+import * as path from 'node:path';
+import type { CancellationToken } from 'vscode-languageserver/node';
+import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
+import { feedbackOf } from '../engine/execute/feedback';
+import { focalPathInRepo } from '../engine/execute/sandbox';
+import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
+import { adapterForPath, type LanguageAdapter } from '../engine/languages';
+import type { TaskRecord } from '../engine/tasks/record';
+import type { EngineSettings } from '../shared/protocol';
+import type { CandidateCase, ScoreFunctionResult } from '../shared/scoring-protocol';
+import { lineOfTest, locateInTest, mapSandboxPaths, tailOf, workspacePathOf } from './candidate-mapping';
+import type { ServerState } from './state';
+
+/** Enough of each phase's log to find the error; the whole log can be megabytes. */
+const PHASE_LOG_CHARS = 20_000;
+
+export interface Focal {
+  uri: string;
+  root: string;
+  relPath: string;
+  adapter: LanguageAdapter;
+  task: TaskRecord;
+}
+
+/** The focal function starting on `startLine` (1-based) of an open document, as a task. */
+export async function focalOf(state: ServerState, uri: string, startLine: number, settings: EngineSettings): Promise<Focal> {
+  const doc = state.documents.get(uri);
+  if (!doc) throw new Error(`${uri} is not open: open the file in the editor and try again`);
+  const { root, relPath } = state.workspaceOf(uri);
+  const adapter = adapterForPath(relPath);
+  const filters = { minLines: settings.minLines, maxLines: settings.maxLines };
+  const task = adapter ? await taskForDocumentFunction(root, relPath, doc.getText(), startLine, filters) : null;
+  if (!adapter || !task) {
+    const here = adapter ? (await classifyDocument(relPath, doc.getText(), filters)).find((f) => f.startLine === startLine) : undefined;
+    const why = here?.rule ? ` (${here.name} is not a focal function: ${here.rule})` : '';
+    throw new Error(`no focal function starts on line ${startLine} of ${relPath}${why}; the file may have changed since the test was generated`);
+  }
+  return { uri, root, relPath, adapter, task };
+}
+
+export interface Progress {
+  report(percentage: number, message: string): void;
+  signal: AbortSignal;
+}
+
+/** Runs `work` under a cancellable work-done progress; the request's own cancellation stops it too. */
+export async function withProgress<T>(state: ServerState, token: CancellationToken, title: string, first: string, work: (p: Progress) => Promise<T>): Promise<T> {
+  const progress = await state.connection.window.createWorkDoneProgress();
+  const controller = new AbortController();
+  token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+  progress.token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+  progress.begin(title, 0, first, true);
+  try {
+    return await work({ report: (pct, message) => progress.report(pct, message), signal: controller.signal });
+  } finally {
+    progress.done();
+  }
+}
+
+/** Runs one test against the focal function in a disposable copy of the workspace folder. */
+export async function evaluateFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<Evaluation> {
+  const e = await evaluateTest(focal.task, focal.adapter.id, testCode, {
+    executor: await state.executor(settings.executor),
+    repoDir: focal.root,
+    signal: p.signal,
+    timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+    onPhase: (phase) => p.report(60, phase),
+  });
+  remember(focal, testCode, e);
+  return e;
+}
+
+/** `✓ TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
+export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider'>): string {
+  const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
+  const tpr = r.compiled ? `TPR ${r.testsPassed}/${r.testsRan}` : 'does not compile';
+  return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
+}
+
+export interface Authorship {
+  provider: string;
+  model: string;
+  sample: number;
+  round: number;
+}
+
+/** The evaluation as the editor reads it: score, cases located in the test, coverage and logs in workspace terms. */
+export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Evaluation, withCoverage = true): ScoreFunctionResult {
+  const { root, task } = focal;
+  const map = (text: string) => mapSandboxPaths(text, root);
+  const placement = e.placement ? { ...workspacePathOf(e.placement.testFile, root), notes: e.placement.notes } : null;
+  const testFileName = placement ? path.posix.basename(placement.relPath) : undefined;
+  const compile = [...e.phases].reverse().find((p) => p.phase.startsWith('compile'));
+  const compileError =
+    !e.score.compiled && compile
+      ? { message: map(tailOf(compile.output, PHASE_LOG_CHARS)), ...(testFileName ? locateInTest(compile.output, testFileName) : undefined) }
+      : !e.score.compiled && e.error
+        ? { message: e.error }
+        : null;
+  const cases: CandidateCase[] = e.testReport.cases.map((c) => {
+    // Where the failure points (`x_test.go:15: got …`), else where the test is declared.
+    const at = (c.message && testFileName ? locateInTest(c.message, testFileName)?.line : undefined) ?? lineOfTest(testCode, c.name);
+    return {
+      name: c.name,
+      status: c.status,
+      ...(c.message !== undefined ? { message: map(c.message) } : {}),
+      ...(c.expected !== undefined ? { expected: c.expected } : {}),
+      ...(c.actual !== undefined ? { actual: c.actual } : {}),
+      ...(at !== undefined ? { line: at } : {}),
+    };
+  });
+  const covered = new Set(e.score.coverage.covered);
+  const base = {
+    functionName: task.function_name,
+    compiled: e.score.compiled,
+    passed: e.score.passed,
+    testsRan: e.testReport.ran,
+    testsPassed: e.testReport.passed,
+    coveredLines: e.score.coverage.covered,
+    executableLines: e.score.coverage.executable,
+    invoked: e.score.invocation.invoked,
+    failureCategory: e.score.failure?.category ?? null,
+    reason: e.score.reason === null ? null : map(e.score.reason),
+    testCode,
+    provider: by.provider,
+  };
+  return {
+    ...base,
+    summary: summaryOf(base),
+    uri: focal.uri,
+    startLine: task.function_component.start_line,
+    endLine: task.function_component.end_line,
+    focalFile: path.join(root, focalPathInRepo(task)),
+    focalLines: withCoverage ? e.score.coverage.executable.map((line) => ({ line, covered: covered.has(line) })) : [],
+    model: by.model,
+    sample: by.sample,
+    round: by.round,
+    cases,
+    compileError,
+    placement,
+    phases: e.phases.map((p) => ({ phase: p.phase, exitCode: p.exitCode, timedOut: p.timedOut, durationMs: p.durationMs, output: map(tailOf(p.output, PHASE_LOG_CHARS)) })),
+  };
+}
+
+/**
+ * The last evaluations, so "Repair with model" sends the feedback of the run the user saw without
+ * running the test again; a test not found here (the server restarted) is evaluated once more.
+ */
+const recent = new Map<string, Evaluation>();
+const RECENT_MAX = 64;
+
+function recentKey(focal: Focal, testCode: string): string {
+  return `${focal.uri}#${focal.task.function_component.start_line}#${testHash(testCode)}`;
+}
+
+function remember(focal: Focal, testCode: string, e: Evaluation): void {
+  const key = recentKey(focal, testCode);
+  recent.delete(key);
+  recent.set(key, e);
+  while (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
+}
+
+/** The repair prompt's error log for a test: from its last evaluation, or from a new one. */
+export async function feedbackFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<{ feedback: string; passed: boolean }> {
+  const e = recent.get(recentKey(focal, testCode)) ?? (await evaluateFor(state, focal, testCode, settings, p));
+  return { feedback: mapSandboxPaths(feedbackOf(e), focal.root), passed: e.score.passed };
+}

@@ -1,0 +1,103 @@
+import * as path from 'node:path';
+import { runContext } from '../engine/execute/evaluate';
+import { createSandbox, removeSandbox } from '../engine/execute/sandbox';
+import { generateOne, repairPrompt } from '../engine/generate/generate';
+import {
+  PLACE_CANDIDATE,
+  REGENERATE_CANDIDATE,
+  REPAIR_CANDIDATE,
+  RUN_CANDIDATE,
+  type PlaceCandidateParams,
+  type PlaceCandidateResult,
+  type RegenerateCandidateParams,
+  type RepairCandidateParams,
+  type RunCandidateParams,
+  type ScoreFunctionResult,
+} from '../shared/scoring-protocol';
+import { workspacePathOf } from './candidate-mapping';
+import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
+import { paramsFor, promptFor, providerFor } from './generation';
+import { generateSample, showScoreOnLens } from './scoring';
+import type { ServerState } from './state';
+
+const FENCE: Record<string, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
+
+/** The Testing view's requests: run a candidate again, repair it with the model, regenerate, place it for "Accept". */
+export function registerTesting(state: ServerState): void {
+  const { connection } = state;
+
+  connection.onRequest(RUN_CANDIDATE, async (params: RunCandidateParams, token): Promise<ScoreFunctionResult> => {
+    const focal = await focalOf(state, params.uri, params.startLine, params.settings);
+    return withProgress(state, token, `XRepoTest: running a test of ${focal.task.function_name}`, 'running the test in a disposable copy', async (p) => {
+      const e = await evaluateFor(state, focal, params.testCode, params.settings, p);
+      const by = { provider: params.provider ?? 'manual', model: params.model ?? 'manual', sample: params.sample ?? 0, round: params.round ?? 0 };
+      return resultOf(focal, params.testCode, by, e, params.coverage ?? true);
+    });
+  });
+
+  connection.onRequest(REPAIR_CANDIDATE, async (params: RepairCandidateParams, token): Promise<ScoreFunctionResult> => {
+    const settings = params.settings;
+    const focal = await focalOf(state, params.uri, params.startLine, settings);
+    const provider = providerFor(settings, params.credentials);
+    const round = params.round + 1;
+    return withProgress(state, token, `XRepoTest: repairing a test of ${focal.task.function_name}`, 'reading the failed run', async (p) => {
+      const { feedback, passed } = await feedbackFor(state, focal, params.testCode, settings, p);
+      if (passed) throw new Error('this test passes: there is nothing to repair (use "Regenerate" for another test)');
+      const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
+      p.report(20, `asking ${provider.id} for a repair`);
+      // The paper's repair round: the first request, the failed test as the model's reply, then the error log.
+      const fence = FENCE[focal.adapter.id] ?? '';
+      const generation = await generateOne({
+        provider,
+        params: paramsFor(settings),
+        prompt,
+        messages: [
+          { role: 'user', content: prompt.user },
+          { role: 'assistant', content: '```' + fence + '\n' + params.testCode + '\n```' },
+          { role: 'user', content: repairPrompt(focal.adapter.id, params.testCode, feedback) },
+        ],
+        task: focal.task,
+        language: focal.adapter.id,
+        sample: params.sample,
+        round,
+        signal: p.signal,
+      });
+      if (generation.error) throw new Error(`the repair failed: ${generation.error}`);
+      p.report(40, 'running the repaired test in a disposable copy');
+      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
+      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round }, e);
+      showScoreOnLens(state, result);
+      return result;
+    });
+  });
+
+  connection.onRequest(REGENERATE_CANDIDATE, async (params: RegenerateCandidateParams, token): Promise<ScoreFunctionResult> => {
+    const settings = params.settings;
+    const focal = await focalOf(state, params.uri, params.startLine, settings);
+    const provider = providerFor(settings, params.credentials);
+    return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, 'generating another test', async (p) => {
+      const generation = await generateSample(state, focal, provider, settings, params.sample, p);
+      p.report(30, 'running the test in a disposable copy');
+      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
+      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round: 0 }, e);
+      showScoreOnLens(state, result);
+      return result;
+    });
+  });
+
+  connection.onRequest(PLACE_CANDIDATE, async (params: PlaceCandidateParams): Promise<PlaceCandidateResult> => {
+    const focal = await focalOf(state, params.uri, params.startLine, params.settings);
+    const toolchain = focal.adapter.toolchain;
+    // The toolchain decides the place and the code (a class renamed to match its file, a wrapped
+    // module) in a copy, exactly as for the run; the workspace is written by the editor, on "Accept".
+    const sandbox = createSandbox(focal.root, focal.task, toolchain.manifests);
+    try {
+      const ctx = runContext(focal.task, focal.adapter.id, params.testCode, sandbox, params.settings.executor);
+      const placement = await toolchain.place(ctx);
+      const where = workspacePathOf(path.relative(sandbox.dir, placement.testFile), focal.root);
+      return { ...where, code: placement.writtenCode, notes: placement.notes };
+    } finally {
+      removeSandbox(sandbox);
+    }
+  });
+}

@@ -1,0 +1,95 @@
+import { strict as assert } from 'node:assert';
+import * as path from 'node:path';
+import { lineOfTest, locateInTest, mapSandboxPaths, tailOf, workspacePathOf } from '../../src/server/candidate-mapping';
+import { candidateLabel, candidateState, CoverageAccumulator, messageContext } from '../../src/extension/testing-model';
+
+const ROOT = path.join(path.sep, 'home', 'u', 'inventory');
+
+describe('Testing view: sandbox paths back to the workspace', () => {
+  it('replaces every sandbox root in a log with the workspace folder, leaving other paths alone', () => {
+    const log = [
+      '# inventory [inventory.test]',
+      '/tmp/xrt-sandbox-4242-AbC123/xrepotest_0f_test.go:12:5: undefined: Foo',
+      'see /var/folders/x/T/xrt-sandbox-7-zz9/pricing/rules.go:3',
+      '/usr/lib/go/src/testing/testing.go:1689 +0x12',
+    ].join('\n');
+    const mapped = mapSandboxPaths(log, ROOT).split('\n');
+    assert.equal(mapped[1], `${ROOT}/xrepotest_0f_test.go:12:5: undefined: Foo`);
+    assert.equal(mapped[2], `see ${ROOT}/pricing/rules.go:3`);
+    assert.equal(mapped[3], '/usr/lib/go/src/testing/testing.go:1689 +0x12');
+  });
+
+  it('maps a placement (relative to the copy, or absolute in it) to a workspace path', () => {
+    assert.deepEqual(workspacePathOf('pricing/xrepotest_ab_test.go', ROOT), { relPath: 'pricing/xrepotest_ab_test.go', path: path.join(ROOT, 'pricing', 'xrepotest_ab_test.go') });
+    assert.deepEqual(workspacePathOf('/tmp/xrt-sandbox-1-q/tests/x_test.rs', ROOT), { relPath: 'tests/x_test.rs', path: path.join(ROOT, 'tests', 'x_test.rs') });
+    assert.throws(() => workspacePathOf('../elsewhere/x_test.go', ROOT), /outside the workspace/);
+  });
+});
+
+describe('Testing view: places in the test code', () => {
+  it('finds where a compiler or runner points into the test file, not into other files', () => {
+    const go = '# inventory\n./item.go:4:2: note\n./xrepotest_ab_test.go:12:5: undefined: Foo\n';
+    assert.deepEqual(locateInTest(go, 'xrepotest_ab_test.go'), { line: 12, column: 5 });
+    assert.deepEqual(locateInTest('    xrepotest_ab_test.go:9: got "a", want "b"', 'xrepotest_ab_test.go'), { line: 9 });
+    assert.deepEqual(locateInTest('error[E0425]\n  --> tests/xrepotest_1.rs:3:9', 'xrepotest_1.rs'), { line: 3, column: 9 });
+    // A longer name that merely ends the same way is another file.
+    assert.equal(locateInTest('./my_xrepotest_ab_test.go:3:1: x', 'xrepotest_ab_test.go'), undefined);
+    assert.equal(locateInTest('no locations here', 'xrepotest_ab_test.go'), undefined);
+  });
+
+  it('finds the line declaring a test, a subtest by its case name, a Rust test by its last path segment', () => {
+    const code = ['package inventory', '', 'func TestStatus(t *testing.T) {', '\tcases := []struct{ name string }{', '\t\t{"expired"},', '\t}', '}', 'func TestStatusOK(t *testing.T) {}'].join('\n');
+    assert.equal(lineOfTest(code, 'TestStatus'), 3);
+    assert.equal(lineOfTest(code, 'TestStatusOK'), 8);
+    assert.equal(lineOfTest(code, 'TestStatus/expired'), 5);
+    assert.equal(lineOfTest('mod tests {\n    #[test]\n    fn it_works() {}\n}', 'tests::it_works'), 3);
+    assert.equal(lineOfTest(code, 'TestMissing'), undefined);
+  });
+
+  it('keeps the end of a long log and says how much was cut', () => {
+    assert.equal(tailOf('short', 10), 'short');
+    assert.equal(tailOf('0123456789abcdef', 4), '[… 12 characters cut]\ncdef');
+  });
+});
+
+describe('Testing view: candidates', () => {
+  it('labels candidates by model, number and repair round', () => {
+    assert.equal(candidateLabel('baseline', 1, 0), 'baseline #1');
+    assert.equal(candidateLabel('claude-sonnet-4-5', 2, 1), 'claude-sonnet-4-5 #2 (repair 1)');
+  });
+
+  it('makes a compile failure an error, a failing assertion a failure, other non-passes errors', () => {
+    const failedCase = { name: 'TestX', status: 'failed' as const };
+    assert.equal(candidateState({ compiled: false, passed: false, cases: [] }), 'errored');
+    assert.equal(candidateState({ compiled: true, passed: true, cases: [{ name: 'TestX', status: 'passed' }] }), 'passed');
+    assert.equal(candidateState({ compiled: true, passed: false, cases: [failedCase] }), 'failed');
+    assert.equal(candidateState({ compiled: true, passed: false, cases: [] }), 'errored');
+    assert.equal(messageContext('failed'), 'xrepotest.failed');
+    assert.equal(messageContext('errored'), 'xrepotest.errored');
+  });
+});
+
+describe('Testing view: coverage of a run', () => {
+  const status = { focalFile: '/w/item.go', functionName: 'Status', startLine: 7, endLine: 29 };
+
+  it('lists each executable line once, covered when any candidate covered it, per focal function', () => {
+    const acc = new CoverageAccumulator();
+    acc.add({ ...status, focalLines: [{ line: 8, covered: true }, { line: 9, covered: false }, { line: 12, covered: false }] });
+    acc.add({ ...status, focalLines: [{ line: 8, covered: true }, { line: 9, covered: true }, { line: 12, covered: false }] });
+    acc.add({ focalFile: '/w/item.go', functionName: 'CategoryLabel', startLine: 36, endLine: 40, focalLines: [{ line: 37, covered: false }] });
+    const [file, ...others] = acc.result();
+    assert.equal(others.length, 0);
+    assert.equal(file.file, '/w/item.go');
+    assert.deepEqual(file.lines, [{ line: 8, covered: true }, { line: 9, covered: true }, { line: 12, covered: false }, { line: 37, covered: false }]);
+    assert.deepEqual(file.functions, [
+      { name: 'Status', startLine: 7, endLine: 29, covered: true },
+      { name: 'CategoryLabel', startLine: 36, endLine: 40, covered: false },
+    ]);
+  });
+
+  it('adds nothing for a candidate without a coverage report (it measured nothing)', () => {
+    const acc = new CoverageAccumulator();
+    acc.add({ ...status, focalLines: [] });
+    assert.deepEqual(acc.result(), []);
+  });
+});
