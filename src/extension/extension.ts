@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_CHANGED } from '../shared/protocol';
+import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
@@ -10,7 +11,7 @@ import { API_KEY_SECRETS, engineSettings } from './settings';
 let client: LanguageClient | undefined;
 
 /** A thin client: the engine runs in the server process (dist/server.js), never in the extension host. */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { bench: BenchTestApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -43,7 +44,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   );
   registerEnvironment(engine);
   registerScoring(engine);
-  return engine;
+  const bench = registerBench(engine);
+  return { ...engine, bench };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,6 +1,7 @@
 import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
+import { registerBench } from './bench';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
@@ -27,6 +28,7 @@ connection.onNotification(SETTINGS_CHANGED, (settings: EngineSettings) => {
 
 registerEnvironment(state);
 registerScoring(state);
+registerBench(state);
 
 documents.listen(connection);
 connection.listen();
