@@ -111,7 +111,12 @@ describe('Run a benchmark from the command palette (example dataset, baseline, l
       assert.ok(fs.statSync(path.join(runDir, 'report.html')).size > 0, 'report.html');
       assert.strictEqual(result.reports.html, path.join(runDir, 'report.html'));
       const checkouts = JSON.parse(fs.readFileSync(path.join(runDir, 'checkouts.json'), 'utf8')) as Record<string, string>;
-      assert.deepStrictEqual(checkouts, { 'inventory-go': path.join(REPO_ROOT, 'test', 'fixtures', 'inventory-go') });
+      // The example's checkout: the packaged copy (dist/example, after `npm run package`) or the fixture itself.
+      assert.deepStrictEqual(Object.keys(checkouts), ['inventory-go']);
+      const checkout = checkouts['inventory-go'];
+      assert.ok(path.isAbsolute(checkout) && checkout.startsWith(REPO_ROOT + path.sep), checkout);
+      const itemGo = (dir: string): string => fs.readFileSync(path.join(dir, 'item.go'), 'utf8');
+      assert.strictEqual(itemGo(checkout), itemGo(path.join(REPO_ROOT, 'test', 'fixtures', 'inventory-go')));
       // One per result and one per task: 6 for 3 tasks, the last one says all are done.
       assert.strictEqual(events.length, 6, `progress notifications: ${JSON.stringify(events.map((e) => `${e.tasksDone}/${e.tasksTotal}`))}`);
       assert.deepStrictEqual(events[events.length - 1].tasksDone, 3);
