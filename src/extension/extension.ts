@@ -4,6 +4,7 @@ import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerO
 import { SETTINGS_CHANGED } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
+import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
@@ -13,7 +14,7 @@ import { registerTesting, type TestingApi } from './testing';
 let client: LanguageClient | undefined;
 
 /** A thin client: the engine runs in the server process (dist/server.js), never in the extension host. */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -48,7 +49,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   registerScoring(engine);
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
-  return { ...engine, annotator, testing: registerTesting(engine) };
+  const bench = registerBench(engine);
+  return { ...engine, annotator, testing: registerTesting(engine), bench };
 }
 
 export async function deactivate(): Promise<void> {

@@ -3,6 +3,7 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator } from './annotator';
+import { registerBench } from './bench';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
@@ -33,6 +34,7 @@ registerScoring(state);
 registerBridge(state);
 registerAnnotator(state);
 registerTesting(state);
+registerBench(state);
 
 documents.listen(connection);
 connection.listen();

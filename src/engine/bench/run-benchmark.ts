@@ -1,0 +1,164 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Executor } from '../execute/types';
+import type { Prompt, Provider } from '../generate/types';
+import { parseLanguageId, type LanguageId } from '../languages';
+import { buildReport } from '../report/report';
+import { reportHtml } from '../report/html';
+import { reportJson } from '../report/json';
+import { reportMarkdown } from '../report/markdown';
+import { summarizeByLanguage, type ResultRecord, type Summary } from '../store/results';
+import { formatProblem } from '../tasks/jsonl';
+import { loadTasks } from '../tasks/load';
+import { checkTasks, loadManifest } from '../tasks/manifest';
+import { runBench, type BenchHooks, type BenchProgress, type BenchSettings, type BenchTask } from './bench';
+
+/** Which tasks, where their checkouts are, and where the run goes. */
+export interface BenchmarkPlan {
+  dataset: string[];
+  manifest?: string;
+  repos?: string;
+  /** Comma-separated languages. */
+  lang?: string;
+  limit?: number;
+  runDir: string;
+  concurrency: number;
+  /** Everything of `BenchSettings` but the datasets (resolved from `dataset`). */
+  settings: Omit<BenchSettings, 'datasets'>;
+  timeouts?: BenchHooks['timeouts'];
+}
+
+/**
+ * What the caller brings: the CLI its flags and headless language servers, the engine server the
+ * editor's settings and secret storage. Made lazily, in the CLI's order, so a missing container
+ * engine or model is reported after the dataset's own problems.
+ */
+export interface BenchmarkServices {
+  executor(): Promise<Executor>;
+  provider(): Provider;
+  /** The image a repository's tests run in (docker), or undefined. */
+  imageFor?(executor: Executor): (checkout: string, language: LanguageId) => Promise<string | undefined>;
+  promptBuilder(): { promptFor(task: BenchTask): Promise<Prompt>; close(): Promise<void> };
+  mutate?(executor: Executor, imageFor: (checkout: string, language: LanguageId) => Promise<string | undefined>): BenchHooks['mutate'];
+}
+
+/** Where the run's lines and progress go, and what stops it (results so far are kept). */
+export interface BenchmarkIo {
+  log(line: string): void;
+  onProgress?(p: BenchProgress): void;
+  signal: AbortSignal;
+}
+
+export interface BenchmarkOutcome {
+  runDir: string;
+  results: ResultRecord[];
+  resumed: number;
+  interrupted: boolean;
+  summary: Summary;
+  tasks: number;
+  excluded: number;
+  /** report.html, report.md, report.json; empty when there is no result yet. */
+  reports: { html?: string; markdown?: string; json?: string };
+  /** `<repository name>` → absolute checkout path, as written to checkouts.json. */
+  checkouts: Record<string, string>;
+}
+
+/** The repository a task belongs to: its recorded name, else the first segment of file_path. */
+export function repositoryNameOf(task: BenchTask['task']['task']): string {
+  return task.repository?.name || task.file_path.split('/')[0];
+}
+
+/** checkouts.json: where each repository of the run is, so a viewer can open the focal functions. */
+export function checkoutsOf(tasks: readonly BenchTask[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const t of tasks) out[repositoryNameOf(t.task.task)] ??= path.resolve(t.checkout);
+  return out;
+}
+
+/**
+ * Generates, runs and scores a dataset into a run folder (the CLI's `bench` and the editor's "Run a
+ * benchmark…"): loads and filters the tasks, excludes what cannot run here (said, never scored as
+ * zeros), runs them resumably, and writes summary.json, report.{html,md,json} and checkouts.json.
+ */
+export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo): Promise<BenchmarkOutcome> {
+  const { tasks, problems } = await loadTasks(plan.dataset);
+  for (const p of problems) io.log(formatProblem(p));
+  const languages = plan.lang ? new Set(plan.lang.split(',').map((l) => parseLanguageId(l) ?? l)) : null;
+  let selected = tasks.filter((t) => !languages || languages.has(t.language));
+  if (plan.limit) selected = selected.slice(0, plan.limit);
+  const manifest = plan.manifest ? loadManifest(plan.manifest) : null;
+  const checked = checkTasks(selected, manifest, plan.repos);
+  for (const w of checked.warnings) io.log(`warning: ${w}`);
+
+  const executor = await services.executor();
+  // A language this executor cannot run here is excluded up front and said, never scored as zeros.
+  for (const language of new Set(checked.usable.map((u) => u.task.language))) {
+    const why = await executor.unavailable?.(language);
+    if (!why) continue;
+    const gone = checked.usable.filter((u) => u.task.language === language);
+    checked.usable = checked.usable.filter((u) => u.task.language !== language);
+    checked.excluded.push(...gone.map((u) => ({ task: u.task, reason: why })));
+    io.log(`excluded ${gone.length} ${language} tasks: ${why}`);
+  }
+  fs.mkdirSync(plan.runDir, { recursive: true });
+  if (checked.excluded.length) {
+    fs.writeFileSync(
+      path.join(plan.runDir, 'excluded.jsonl'),
+      checked.excluded.map((e) => JSON.stringify({ id: e.task.task.id, task_id: e.task.task.task_id, language: e.task.language, file_path: e.task.task.file_path, reason: e.reason })).join('\n') + '\n',
+    );
+    io.log(`excluded ${checked.excluded.length} tasks in all (listed in ${path.join(plan.runDir, 'excluded.jsonl')}); first: ${checked.excluded[0].reason}`);
+  }
+  if (!checked.usable.length) throw new Error('no task can run: see the exclusions above');
+
+  const settings: BenchSettings = { datasets: plan.dataset.map((d) => path.resolve(d)), ...plan.settings };
+  const provider = services.provider();
+  const imageFor = services.imageFor?.(executor) ?? (async () => undefined);
+  const usable = checked.usable as BenchTask[];
+  const checkouts = checkoutsOf(usable);
+  fs.writeFileSync(path.join(plan.runDir, 'checkouts.json'), JSON.stringify(checkouts, null, 2) + '\n');
+  const byLanguage = new Map<LanguageId, number>();
+  for (const u of usable) byLanguage.set(u.task.language, (byLanguage.get(u.task.language) ?? 0) + 1);
+  io.log(
+    `bench: ${usable.length} tasks (${[...byLanguage].map(([l, n]) => `${l} ${n}`).join(', ')}), ${settings.samples} sample(s), ` +
+      `${settings.repairRounds} repair round(s), mode ${settings.mode}, provider ${settings.provider}${provider.isBaseline ? ' (offline baseline: a lower bound)' : ` model ${settings.model}`}, ` +
+      `executor ${settings.executor}, concurrency ${plan.concurrency}; run folder ${plan.runDir}`,
+  );
+
+  const builder = services.promptBuilder();
+  const outcome = await runBench(plan.runDir, settings, usable, {
+    provider,
+    executor,
+    promptFor: (bt) => builder.promptFor(bt),
+    imageFor: (bt) => imageFor(bt.checkout, bt.task.language),
+    mutate: services.mutate?.(executor, imageFor),
+    concurrency: plan.concurrency,
+    signal: io.signal,
+    timeouts: plan.timeouts,
+    onProgress: io.onProgress,
+  }).finally(() => builder.close());
+
+  const summary = summarizeByLanguage(outcome.results);
+  fs.writeFileSync(path.join(plan.runDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
+  // The full report (tables with intervals, charts) is derived from the results, never the other way.
+  const reports: BenchmarkOutcome['reports'] = {};
+  if (outcome.results.length) {
+    const report = buildReport(outcome.results, { label: `bench: ${settings.provider} ${settings.model}, mode ${settings.mode}` });
+    reports.markdown = path.join(plan.runDir, 'report.md');
+    reports.html = path.join(plan.runDir, 'report.html');
+    reports.json = path.join(plan.runDir, 'report.json');
+    fs.writeFileSync(reports.markdown, reportMarkdown(report));
+    fs.writeFileSync(reports.html, reportHtml(report));
+    fs.writeFileSync(reports.json, JSON.stringify(reportJson(summary, report), null, 2) + '\n');
+  }
+  return {
+    runDir: plan.runDir,
+    results: outcome.results,
+    resumed: outcome.resumed,
+    interrupted: outcome.interrupted,
+    summary,
+    tasks: usable.length,
+    excluded: checked.excluded.length,
+    reports,
+    checkouts,
+  };
+}

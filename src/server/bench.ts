@@ -1,0 +1,129 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runBenchmark, type BenchmarkPlan } from '../engine/bench/run-benchmark';
+import { environmentImages } from '../engine/execute/environment-images';
+import { extractRepository } from '../engine/extract/extract';
+import { formatSummaryText } from '../engine/report/summary-text';
+import { writeJsonlAtomic } from '../engine/tasks/jsonl';
+import { etaMs } from '../shared/bench-options';
+import { BENCH_PROGRESS, RUN_BENCHMARK, type BenchProgressParams, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
+import { paramsFor, promptFor, providerFor } from './generation';
+import type { ServerState } from './state';
+
+/**
+ * The workspace's focal functions as a task file in the run folder: the run then names its dataset
+ * like any other, and a resumed run finds the same tasks (their ids are stable across extractions).
+ */
+async function extractWorkspace(folder: string, runDir: string, params: RunBenchmarkParams, signal: AbortSignal, log: (line: string) => void): Promise<string> {
+  const { tasks, summary } = await extractRepository(folder, {
+    filters: { minLines: params.settings.minLines, maxLines: params.settings.maxLines },
+    signal,
+  });
+  if (!tasks.length) {
+    throw new Error(
+      `no focal function in ${folder} (${summary.seen} functions seen, none within ${params.settings.minLines}–${params.settings.maxLines} lines with a return value): ` +
+        'lower "xrepotest.extract.minLines" or pick another dataset',
+    );
+  }
+  fs.mkdirSync(runDir, { recursive: true });
+  const file = path.join(runDir, 'workspace-tasks.jsonl');
+  writeJsonlAtomic(file, tasks);
+  log(`extracted ${tasks.length} focal functions from ${folder} into ${file}`);
+  return file;
+}
+
+/** "Run a benchmark…": the CLI's bench orchestration, with the editor's settings, progress and cancellation. */
+export function registerBench(state: ServerState): void {
+  const { connection } = state;
+  /** A folder takes one run at a time: two would append to the same logs. */
+  const running = new Set<string>();
+
+  connection.onRequest(RUN_BENCHMARK, async (params: RunBenchmarkParams, token): Promise<RunBenchmarkResult> => {
+    const runDir = path.resolve(params.runDir);
+    if (running.has(runDir)) throw new Error(`a benchmark is already running in ${runDir}: wait for it or cancel it`);
+    running.add(runDir);
+    const controller = new AbortController();
+    const cancel = token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+    const log = (line: string): void => connection.console.info(`bench: ${line}`);
+    try {
+      const settings = params.settings;
+      const dataset =
+        params.dataset.kind === 'workspace'
+          ? { tasks: await extractWorkspace(params.dataset.folder, runDir, params, controller.signal, log) }
+          : params.dataset;
+      const generation = paramsFor(settings);
+      const plan: BenchmarkPlan = {
+        dataset: [dataset.tasks],
+        manifest: 'manifest' in dataset ? dataset.manifest : undefined,
+        repos: 'repos' in dataset ? dataset.repos : undefined,
+        lang: params.lang,
+        limit: params.limit,
+        runDir,
+        concurrency: params.concurrency,
+        settings: {
+          provider: settings.provider,
+          model: generation.model,
+          mode: settings.mode,
+          samples: 1,
+          repairRounds: 0,
+          params: generation,
+          executor: settings.executor,
+          mutation: false,
+        },
+        timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+      };
+      const outcome = await runBenchmark(
+        plan,
+        {
+          executor: () => state.executor(settings.executor),
+          provider: () => providerFor(settings, params.credentials),
+          imageFor: (executor) => environmentImages(executor, undefined, log),
+          promptBuilder: () => ({
+            promptFor: (bt) => promptFor(bt.task.task, bt.task.language, bt.checkout, settings, state.lspContext, controller.signal),
+            close: async () => undefined,
+          }),
+        },
+        {
+          log,
+          signal: controller.signal,
+          onProgress(p) {
+            const elapsedMs = Date.now() - p.startedAt;
+            const pct = (n: number): number => (p.results ? (100 * n) / p.results : 0);
+            const progress: BenchProgressParams = {
+              runDir,
+              tasksDone: p.tasksDone,
+              tasksTotal: p.tasksTotal,
+              results: p.results,
+              resumed: p.resumed,
+              csr: pct(p.compiled),
+              tpr: pct(p.passed),
+              coverage: pct(p.coverageSum),
+              elapsedMs,
+              etaMs: etaMs(p.tasksDone, p.tasksTotal, elapsedMs),
+              pid: process.pid,
+            };
+            void connection.sendNotification(BENCH_PROGRESS, progress);
+          },
+        },
+      );
+      const summaryText = formatSummaryText(outcome.summary);
+      log(`${outcome.interrupted ? 'interrupted' : 'done'}: ${outcome.results.length} results in ${runDir}\n${summaryText}`);
+      return {
+        runDir,
+        results: outcome.results.length,
+        resumed: outcome.resumed,
+        tasks: outcome.tasks,
+        excluded: outcome.excluded,
+        interrupted: outcome.interrupted,
+        summary: outcome.summary,
+        summaryText,
+        reports: outcome.reports,
+        checkouts: path.join(runDir, 'checkouts.json'),
+        pid: process.pid,
+      };
+    } finally {
+      cancel.dispose();
+      running.delete(runDir);
+    }
+  });
+}

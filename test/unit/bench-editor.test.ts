@@ -1,0 +1,184 @@
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { checkoutsOf, runBenchmark } from '../../src/engine/bench/run-benchmark';
+import type { BenchProgress } from '../../src/engine/bench/bench';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import { baselineProvider } from '../../src/engine/generate/baseline';
+import { PAPER_PARAMS } from '../../src/engine/generate/types';
+import { buildPrompt } from '../../src/engine/prompt/templates';
+import { reportHtml } from '../../src/engine/report/html';
+import { buildReport } from '../../src/engine/report/report';
+import type { ResultRecord } from '../../src/engine/store/results';
+import { loadTasks, type LoadedTask } from '../../src/engine/tasks/load';
+import { checkTasks, loadManifest } from '../../src/engine/tasks/manifest';
+import { reportWebviewHtml } from '../../src/extension/report-webview-html';
+import { BenchArgsError, etaMs, exampleDataset, formatBenchProgress, newRunFolder, runFolderName, validateBenchArgs } from '../../src/shared/bench-options';
+import { REPO_ROOT } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+describe('bench from the editor: options and run folders', () => {
+  it('accepts the options object and fills nothing it was not given', () => {
+    const args = validateBenchArgs({ dataset: 'example', provider: 'baseline', executor: 'local', lang: 'go,rust', limit: 2, runDir: '/tmp/run', open: false });
+    assert.deepEqual(args, {
+      dataset: 'example',
+      provider: 'baseline',
+      model: undefined,
+      mode: undefined,
+      executor: 'local',
+      limit: 2,
+      lang: 'go,rust',
+      runDir: '/tmp/run',
+      concurrency: undefined,
+      open: false,
+    });
+    assert.deepEqual(validateBenchArgs({ dataset: { tasks: '/d/tasks.jsonl', repos: '/d/repos' } }).dataset, { tasks: '/d/tasks.jsonl', manifest: undefined, repos: '/d/repos' });
+  });
+
+  it('refuses what it cannot use, saying what to pass instead', () => {
+    const refused: Array<[unknown, RegExp]> = [
+      [undefined, /pass an options object/],
+      [{ dataset: 'nope' }, /dataset: use "example", "workspace"/],
+      [{ dataset: 'example', provider: 'gpt' }, /provider "gpt": use one of baseline, anthropic/],
+      [{ dataset: 'example', mode: 'rag' }, /mode "rag": use one of standard, file, lsp, bm25, dense/],
+      [{ dataset: 'example', limit: 0 }, /limit 0: use a whole number, 1 or more/],
+      [{ dataset: 'example', limit: 1.5 }, /limit 1.5/],
+      [{ dataset: 'example', runDir: 'runs/a' }, /runDir runs\/a: use an absolute path/],
+      [{ dataset: 'example', lang: 'go,cobol' }, /lang "cobol": use one of rust, go/],
+      [{ dataset: 'example', limt: 2 }, /unknown option\(s\) limt/],
+      [{ dataset: { tasks: 'tasks.jsonl' } }, /dataset.tasks tasks.jsonl: use an absolute path/],
+      [{ dataset: { tasks: '/t.jsonl', manifest: '/m.json', repos: '/r' } }, /a manifest or a repos folder, not both/],
+      [{ dataset: 'example', open: 'yes' }, /open: use true or false/],
+    ];
+    for (const [value, message] of refused) assert.throws(() => validateBenchArgs(value), (e: Error) => e instanceof BenchArgsError && message.test(e.message), JSON.stringify(value));
+  });
+
+  it('names a run folder by local time, provider and mode, and never reuses one', () => {
+    const name = runFolderName(new Date(2025, 0, 31, 14, 2, 9), 'openai-compatible', 'bm25');
+    assert.equal(name, '2025-01-31-140209-openai-compatible-bm25');
+    assert.equal(runFolderName(new Date(2025, 11, 1, 0, 0, 0), 'a/b c', 'standard'), '2025-12-01-000000-a_b_c-standard');
+    const taken = new Set(['/runs/x', '/runs/x-2']);
+    assert.equal(newRunFolder('/runs', 'x', (p) => taken.has(p)), '/runs/x-3');
+    assert.equal(newRunFolder('/runs', 'y', (p) => taken.has(p)), '/runs/y');
+  });
+
+  it('finds the packaged example dataset first, the repository\'s otherwise', () => {
+    const packaged = new Set(['/ext/dist/example/tasks.jsonl', '/ext/dist/example/manifest.json', '/ext/examples/fixtures/tasks.jsonl', '/ext/examples/fixtures/manifest.json']);
+    assert.deepEqual(exampleDataset('/ext', (p) => packaged.has(p)), { tasks: '/ext/dist/example/tasks.jsonl', manifest: '/ext/dist/example/manifest.json' });
+    const dev = new Set(['/ext/examples/fixtures/tasks.jsonl', '/ext/examples/fixtures/manifest.json']);
+    assert.deepEqual(exampleDataset('/ext', (p) => dev.has(p)), { tasks: '/ext/examples/fixtures/tasks.jsonl', manifest: '/ext/examples/fixtures/manifest.json' });
+    assert.equal(exampleDataset('/ext', () => false), undefined);
+  });
+
+  it('words the progress line from the counts, with an ETA once a task has finished', () => {
+    const base = { runDir: '/r', results: 0, resumed: 0, csr: 0, tpr: 0, coverage: 0, elapsedMs: 0, pid: 1 };
+    assert.equal(formatBenchProgress({ ...base, tasksDone: 0, tasksTotal: 4, etaMs: etaMs(0, 4, 0) }), '0/4 tasks');
+    assert.equal(
+      formatBenchProgress({ ...base, tasksDone: 1, tasksTotal: 4, results: 2, csr: 100, tpr: 50, coverage: 42.4, elapsedMs: 20_000, etaMs: etaMs(1, 4, 20_000) }),
+      '1/4 tasks · CSR 100% TPR 50% Cov 42% · ETA 1m00s',
+    );
+    assert.equal(formatBenchProgress({ ...base, tasksDone: 4, tasksTotal: 4, results: 4, resumed: 3, csr: 75, tpr: 25, coverage: 10, etaMs: 0 }), '4/4 tasks (3 results from before) · CSR 75% TPR 25% Cov 10%');
+  });
+});
+
+describe('bench from the editor: the report panel\'s content', () => {
+  const results = fs
+    .readFileSync(path.join(REPO_ROOT, 'test', 'data', 'reports', 'fixture-results.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as ResultRecord);
+  const html = reportHtml(buildReport(results, { label: 'fixtures' }));
+
+  it('needs no script and no style attribute: one style element is all the policy must allow', () => {
+    assert.doesNotMatch(html, /<script/i);
+    assert.doesNotMatch(html, /\sstyle\s*=/i);
+    assert.doesNotMatch(html, /\son[a-z]+\s*=/i, 'no inline event handlers');
+    assert.doesNotMatch(html, /\s(src|href)\s*=\s*"(?!#)/i, 'nothing fetched');
+    assert.equal((html.match(/<style[\s>]/g) ?? []).length, 1);
+  });
+
+  it('allows that style element by nonce and nothing else', () => {
+    const nonce = 'abcdefghijklmnopqrstuvwx';
+    const page = reportWebviewHtml(html, nonce);
+    const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(page)?.[1];
+    assert.ok(csp, 'a policy');
+    assert.equal(csp, `default-src 'none'; style-src 'nonce-${nonce}'; base-uri 'none'; form-action 'none'`);
+    assert.doesNotMatch(csp, /unsafe/);
+    assert.ok(page.indexOf(csp) < page.indexOf('<style'), 'the policy comes before the style');
+    assert.equal((page.match(/<style nonce="abcdefghijklmnopqrstuvwx">/g) ?? []).length, 1);
+    assert.throws(() => reportWebviewHtml(html, 'short'), /nonce/);
+  });
+});
+
+describe('bench from the editor: the shared orchestration', () => {
+  it('names each repository\'s checkout by the task\'s repository, else the first segment of file_path', () => {
+    const task = (file_path: string, name?: string): { task: LoadedTask; checkout: string } => ({
+      task: { task: { file_path, ...(name ? { repository: { name, url: '', commit: null } } : {}) }, language: 'go', file: '', line: 1 } as unknown as LoadedTask,
+      checkout: `rel/${name ?? file_path.split('/')[0]}`,
+    });
+    assert.deepEqual(checkoutsOf([task('inventory-go/item.go', 'inventory'), task('geometry-rs/src/lib.rs'), task('geometry-rs/src/x.rs')]), {
+      inventory: path.resolve('rel/inventory'),
+      'geometry-rs': path.resolve('rel/geometry-rs'),
+    });
+  });
+
+  it('runs the example\'s Go tasks with an injected log and progress, and writes checkouts.json beside the results', async function () {
+    this.timeout(300_000);
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed (the local executor runs the Go tasks)');
+    const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-editor-'));
+    try {
+      const lines: string[] = [];
+      const progress: BenchProgress[] = [];
+      const stderr = process.stderr.write;
+      let wroteStderr = false;
+      process.stderr.write = ((chunk: string) => ((wroteStderr = true), stderr.call(process.stderr, chunk))) as typeof process.stderr.write;
+      const outcome = await runBenchmark(
+        {
+          dataset: [path.join(REPO_ROOT, 'examples', 'fixtures', 'tasks.jsonl')],
+          manifest: path.join(REPO_ROOT, 'examples', 'fixtures', 'manifest.json'),
+          lang: 'go',
+          limit: 2,
+          runDir,
+          concurrency: 2,
+          settings: { provider: 'baseline', model: 'baseline', mode: 'standard', samples: 1, repairRounds: 0, params: { model: 'baseline', ...PAPER_PARAMS }, executor: 'local', mutation: false },
+        },
+        {
+          executor: async () => new LocalExecutor(),
+          provider: () => baselineProvider,
+          promptBuilder: () => ({ promptFor: async (bt) => buildPrompt(bt.task.task, bt.task.language, 'standard', {}), close: async () => undefined }),
+        },
+        { log: (l) => lines.push(l), onProgress: (p) => progress.push({ ...p }), signal: new AbortController().signal },
+      ).finally(() => (process.stderr.write = stderr));
+      assert.equal(wroteStderr, false, 'everything went through the injected log');
+      assert.equal(outcome.tasks, 2);
+      assert.equal(outcome.results.length, 2);
+      assert.equal(outcome.interrupted, false);
+      assert.ok(lines.some((l) => /^bench: 2 tasks \(go 2\), 1 sample\(s\).*offline baseline/.test(l)), lines.join('\n'));
+      assert.equal(progress[progress.length - 1].tasksDone, 2);
+      const checkouts = JSON.parse(fs.readFileSync(path.join(runDir, 'checkouts.json'), 'utf8')) as Record<string, string>;
+      assert.deepEqual(checkouts, { 'inventory-go': path.join(REPO_ROOT, 'test', 'fixtures', 'inventory-go') });
+      for (const f of ['results.jsonl', 'summary.json', 'report.html', 'report.md', 'report.json']) assert.ok(fs.existsSync(path.join(runDir, f)), f);
+      assert.equal(outcome.reports.html, path.join(runDir, 'report.html'));
+    } finally {
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
+  });
+
+  it('packages the example dataset with its repositories, and every task finds its checkout there', async function () {
+    this.timeout(60_000);
+    if (!hasTool('git')) skipBecause(this, 'git is not installed (the script copies the committed files)');
+    const out = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-example-pkg-'));
+    try {
+      execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'package-example.mjs'), out], { stdio: 'ignore' });
+      const { tasks } = await loadTasks([path.join(out, 'tasks.jsonl')]);
+      const checked = checkTasks(tasks, loadManifest(path.join(out, 'manifest.json')));
+      assert.equal(checked.excluded.length, 0, checked.excluded.map((e) => e.reason).join('\n'));
+      assert.equal(checked.usable.length, tasks.length);
+      assert.ok(checked.usable.every((u) => u.checkout.startsWith(path.join(out, 'repos'))), 'the copies, not the test fixtures');
+    } finally {
+      fs.rmSync(out, { recursive: true, force: true });
+    }
+  });
+});
