@@ -24,6 +24,7 @@ export function engineSettings(): EngineSettings {
     executor: c.get('executor', d.executor),
     testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
     memoryMb: c.get('limits.memoryMb', d.memoryMb),
+    mutation: c.get('mutation.enabled', d.mutation),
   };
 }
 

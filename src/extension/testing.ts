@@ -321,6 +321,17 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
         await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
         const placed = await client.sendRequest<PlaceCandidateResult>(PLACE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, ...(await settingsFor()) });
         const target = vscode.Uri.file(placed.path);
+        if (placed.append) {
+          // Rust: the test module joins the focal file, as an edit the user can undo, then saved.
+          const doc = await vscode.workspace.openTextDocument(target);
+          const edit = new vscode.WorkspaceEdit();
+          edit.insert(target, doc.lineAt(doc.lineCount - 1).range.end, placed.code);
+          if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit to ${placed.relPath}`);
+          await doc.save();
+          log.info(`accepted ${c.item.label} into ${placed.relPath} (appended)`);
+          await vscode.window.showTextDocument(doc, { preview: false });
+          return placed.path;
+        }
         const exists = await vscode.workspace.fs.stat(target).then(() => true, () => false);
         if (exists) {
           const overwrite = await vscode.window.showWarningMessage(`${placed.relPath} exists. Replace it with this generated test?`, { modal: true }, 'Replace');

@@ -60,3 +60,46 @@ export function lineOfTest(code: string, name: string): number | undefined {
 export function tailOf(text: string, maxChars: number): string {
   return text.length > maxChars ? `[… ${text.length - maxChars} characters cut]\n${text.slice(-maxChars)}` : text;
 }
+
+/** `Status` -> `status`, `QuoteOrder` -> `quote_order`, `by_title` stays. */
+export function snakeCase(name: string): string {
+  return name
+    .replace(/[!?]$/, '')
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .toLowerCase();
+}
+
+/**
+ * Where an accepted test goes, by the language's conventions, from where the run placed it (the run
+ * names files after a hash so nothing collides; a project keeps names people read):
+ * - Rust: a `#[cfg(test)] mod <function>_tests` appended to the focal file (unit tests live there);
+ * - Go: `<file>_<function>_test.go` next to the focal file (same package, any `_test.go` name);
+ * - Ruby: `<file>_<function>_spec.rb` in the spec folder the run used;
+ * - Julia: `test_<function>.jl` in the test folder (runtests.jl must include it: said in a note);
+ * - PHP: the file named after the test class, as PHPUnit requires (already a readable name).
+ */
+export function acceptedPlacement(
+  language: string,
+  runRelPath: string,
+  runCode: string,
+  focal: { relPath: string; functionName: string },
+): { relPath: string; code: string; append: boolean; notes: string[] } {
+  const fn = snakeCase(focal.functionName);
+  const dir = path.posix.dirname(runRelPath);
+  const focalBase = path.posix.basename(focal.relPath).replace(/\.[^.]+$/, '');
+  const join = (name: string): string => (dir === '.' ? name : `${dir}/${name}`);
+  switch (language) {
+    case 'rust':
+      return { relPath: focal.relPath, code: runCode.replace(/\bmod xrepotest_[A-Za-z0-9_]+/, `mod ${fn}_tests`), append: true, notes: [] };
+    case 'go':
+      return { relPath: join(`${focalBase}_${fn}_test.go`), code: runCode, append: false, notes: [] };
+    case 'ruby':
+      return { relPath: join(`${focalBase}_${fn}_spec.rb`), code: runCode, append: false, notes: [] };
+    case 'julia':
+      return { relPath: join(`test_${fn}.jl`), code: runCode, append: false, notes: [`add include("test_${fn}.jl") to ${join('runtests.jl')}`] };
+    default:
+      return { relPath: runRelPath, code: runCode, append: false, notes: [] };
+  }
+}

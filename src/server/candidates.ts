@@ -8,6 +8,7 @@ import type { CancellationToken } from 'vscode-languageserver/node';
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
 import { focalPathInRepo } from '../engine/execute/sandbox';
+import { runMutationTesting } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
@@ -77,10 +78,31 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
 }
 
 /** `✓ TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
-export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider'>): string {
+export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation'>): string {
   const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
   const tpr = r.compiled ? `TPR ${r.testsPassed}/${r.testsRan}` : 'does not compile';
-  return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
+  const ms = r.mutation && !r.mutation.error ? ` · MS ${r.mutation.killed}/${r.mutation.viable}` : '';
+  return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${ms}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
+}
+
+/**
+ * Adds the mutation score of a passing test (mutants on the lines it covered, each run in its own
+ * disposable copy) and puts it in the summary; a failing test, or the setting off, is left as it is.
+ */
+export async function withMutation(state: ServerState, focal: Focal, result: ScoreFunctionResult, settings: EngineSettings, p: Progress): Promise<ScoreFunctionResult> {
+  if (!settings.mutation || !result.passed || result.coveredLines.length === 0) return result;
+  p.report(80, 'mutation testing');
+  const m = await runMutationTesting(focal.task, focal.adapter.id, result.testCode, {
+    executor: await state.executor(settings.executor),
+    repoDir: focal.root,
+    coveredLines: result.coveredLines,
+    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+    signal: p.signal,
+    onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`),
+  });
+  const mutation = { killed: m.killed + m.timedOut, viable: m.viable, mutants: m.mutants, score: m.score, ...(m.error ? { error: m.error } : {}) };
+  const scored = { ...result, mutation };
+  return { ...scored, summary: summaryOf(scored) };
 }
 
 export interface Authorship {

@@ -13,7 +13,7 @@ import {
 } from '../shared/scoring-protocol';
 import type { GenerationRecord, Provider } from '../engine/generate/types';
 import type { EngineSettings } from '../shared/protocol';
-import { evaluateFor, focalOf, resultOf, withProgress, type Focal, type Progress } from './candidates';
+import { evaluateFor, focalOf, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
 
@@ -95,7 +95,7 @@ export function registerScoring(state: ServerState): void {
       const generation = await generateSample(state, focal, provider, settings, 0, p);
       p.report(30, 'running the test in a disposable copy');
       const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: 0, round: 0 }, e);
+      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: 0, round: 0 }, e), settings, p);
       showScoreOnLens(state, result);
       return result;
     });

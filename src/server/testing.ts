@@ -14,8 +14,8 @@ import {
   type RunCandidateParams,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
-import { workspacePathOf } from './candidate-mapping';
-import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
+import { acceptedPlacement, workspacePathOf } from './candidate-mapping';
+import { evaluateFor, feedbackFor, focalOf, resultOf, withMutation, withProgress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { generateSample, showScoreOnLens } from './scoring';
 import type { ServerState } from './state';
@@ -65,7 +65,7 @@ export function registerTesting(state: ServerState): void {
       if (generation.error) throw new Error(`the repair failed: ${generation.error}`);
       p.report(40, 'running the repaired test in a disposable copy');
       const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round }, e);
+      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round }, e), params.settings, p);
       showScoreOnLens(state, result);
       return result;
     });
@@ -79,7 +79,7 @@ export function registerTesting(state: ServerState): void {
       const generation = await generateSample(state, focal, provider, settings, params.sample, p);
       p.report(30, 'running the test in a disposable copy');
       const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round: 0 }, e);
+      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round: 0 }, e), params.settings, p);
       showScoreOnLens(state, result);
       return result;
     });
@@ -94,8 +94,9 @@ export function registerTesting(state: ServerState): void {
     try {
       const ctx = runContext(focal.task, focal.adapter.id, params.testCode, sandbox, params.settings.executor);
       const placement = await toolchain.place(ctx);
-      const where = workspacePathOf(path.relative(sandbox.dir, placement.testFile), focal.root);
-      return { ...where, code: placement.writtenCode, notes: placement.notes };
+      const run = workspacePathOf(path.relative(sandbox.dir, placement.testFile), focal.root);
+      const accepted = acceptedPlacement(focal.adapter.id, run.relPath, placement.writtenCode, { relPath: focal.relPath, functionName: focal.task.function_name });
+      return { relPath: accepted.relPath, path: path.join(focal.root, accepted.relPath), code: accepted.code, append: accepted.append, notes: [...placement.notes, ...accepted.notes] };
     } finally {
       removeSandbox(sandbox);
     }

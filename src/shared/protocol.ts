@@ -29,6 +29,8 @@ export interface EngineSettings {
   executor: 'local' | 'docker';
   testTimeoutSeconds: number;
   memoryMb: number;
+  /** Mutation testing of a passing test from the editor (its score joins the lens as `MS k/n`). */
+  mutation: boolean;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -43,6 +45,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   executor: 'local',
   testTimeoutSeconds: 300,
   memoryMb: 2048,
+  mutation: true,
 };
 
 /**

@@ -25,6 +25,12 @@ export interface ScoreFunctionResult {
   provider: string;
   /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
   summary: string;
+  /**
+   * Mutation testing of a passing test on the lines it covers (METRICS.md item 6): killed counts
+   * timeouts, viable leaves out mutants that do not compile. Absent when not run (the test did not
+   * pass, or the setting is off).
+   */
+  mutation?: { killed: number; viable: number; mutants: number; score: number; error?: string };
   // What the Testing view needs besides the score.
   /** The focal document and the function's lines (1-based, inclusive). */
   uri: string;
@@ -136,6 +142,8 @@ export interface PlaceCandidateResult {
   path: string;
   /** The test as the toolchain writes it (a renamed class, a wrapped module…). */
   code: string;
+  /** Add `code` at the end of the existing file (Rust's test module in the focal file) instead of creating one. */
+  append: boolean;
   notes: string[];
 }
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { lineOfTest, locateInTest, mapSandboxPaths, tailOf, workspacePathOf } from '../../src/server/candidate-mapping';
+import { acceptedPlacement, lineOfTest, locateInTest, mapSandboxPaths, snakeCase, tailOf, workspacePathOf } from '../../src/server/candidate-mapping';
 import { candidateLabel, candidateState, CoverageAccumulator, messageContext } from '../../src/extension/testing-model';
 
 const ROOT = path.join(path.sep, 'home', 'u', 'inventory');
@@ -91,5 +91,36 @@ describe('Testing view: coverage of a run', () => {
     const acc = new CoverageAccumulator();
     acc.add({ ...status, focalLines: [] });
     assert.deepEqual(acc.result(), []);
+  });
+});
+
+describe('Testing view: where an accepted test goes', () => {
+  const focal = (relPath: string, functionName: string) => ({ relPath, functionName });
+
+  it('names Go, Ruby and Julia files after the focal file and function, in the folder the run used', () => {
+    assert.deepStrictEqual(acceptedPlacement('go', 'pricing/xrepotest_ab12_test.go', 'package pricing', focal('pricing/pricing.go', 'QuoteOrder')), {
+      relPath: 'pricing/pricing_quote_order_test.go', code: 'package pricing', append: false, notes: [],
+    });
+    assert.strictEqual(acceptedPlacement('ruby', 'spec/xrepotest_ab12_spec.rb', 'x', focal('lib/bookshelf/shelf.rb', 'by_title?')).relPath, 'spec/shelf_by_title_spec.rb');
+    const jl = acceptedPlacement('julia', 'test/xrepotest_ab12.jl', 'x', focal('src/descriptive.jl', 'trimmed_mean'));
+    assert.strictEqual(jl.relPath, 'test/test_trimmed_mean.jl');
+    assert.match(jl.notes.join(' '), /include\("test_trimmed_mean\.jl"\) to test\/runtests\.jl/);
+  });
+
+  it('appends a Rust test module to the focal file under a readable name', () => {
+    const module = '\n\n#[cfg(test)]\nmod xrepotest_ab12cd {\n    use super::*;\n}\n';
+    const r = acceptedPlacement('rust', 'src/shapes.rs', module, focal('src/shapes.rs', 'BoundingBox'));
+    assert.strictEqual(r.append, true);
+    assert.strictEqual(r.relPath, 'src/shapes.rs');
+    assert.match(r.code, /mod bounding_box_tests \{/);
+    assert.doesNotMatch(r.code, /xrepotest_/);
+  });
+
+  it('keeps PHP\'s class-named file', () => {
+    assert.strictEqual(acceptedPlacement('php', 'tests/SlugifyTest.php', '<?php', focal('src/Slug.php', 'slugify')).relPath, 'tests/SlugifyTest.php');
+  });
+
+  it('turns function names into snake case', () => {
+    assert.deepStrictEqual(['Status', 'QuoteOrder', 'by_title', 'HTTPServer', 'valid?'].map(snakeCase), ['status', 'quote_order', 'by_title', 'http_server', 'valid']);
   });
 });

@@ -56,6 +56,8 @@ const USER_SETTINGS = {
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,
   'security.workspace.trust.enabled': false,
+  // Mutation testing adds a test run per mutant to every scoring; the tests that check it turn it on.
+  'xrepotest.mutation.enabled': false,
 };
 
 interface Options {

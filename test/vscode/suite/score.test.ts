@@ -3,8 +3,14 @@ import * as vscode from 'vscode';
 import { openInEditor, screenshot, waitFor } from './helpers';
 
 describe('Generate scored tests from the code lens (baseline provider, local executor)', () => {
-  it('scores Status, and the lens then shows the score', async function () {
-    this.timeout(180_000);
+  // The runner turns mutation testing off for speed; this test turns it on and puts the runner's value back.
+  let before: boolean | undefined;
+  after(() => vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', before, vscode.ConfigurationTarget.Global));
+
+  it('scores Status with its mutation score, and the lens then shows the score', async function () {
+    this.timeout(300_000);
+    before = vscode.workspace.getConfiguration('xrepotest').inspect<boolean>('mutation.enabled')?.globalValue;
+    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', true, vscode.ConfigurationTarget.Global);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
     const lenses = await waitFor('the Generate lens', 30_000, async () => {
@@ -20,13 +26,18 @@ describe('Generate scored tests from the code lens (baseline provider, local exe
       invoked: boolean;
       coveredLines: number[];
       summary: string;
+      mutation?: { killed: number; viable: number; mutants: number };
     };
     assert.ok(result, 'the command returned a score');
     assert.strictEqual(result.functionName, 'Status');
     assert.strictEqual(result.compiled, true);
     assert.strictEqual(result.invoked, true);
     assert.ok(result.coveredLines.length > 0, 'some focal lines covered');
-    assert.match(result.summary, /TPR \d+\/\d+ · Cov \d+% · IR ✓ \(baseline\)/);
+    assert.ok(result.passed, 'the baseline test passes');
+    // A passing test is mutation-tested on the lines it covers; the lens then carries `MS killed/viable`.
+    assert.ok(result.mutation, 'a mutation score for the passing test');
+    assert.ok(result.mutation.viable > 0 && result.mutation.killed <= result.mutation.viable, `viable mutants: ${JSON.stringify(result.mutation)}`);
+    assert.match(result.summary, new RegExp(`TPR \\d+/\\d+ · Cov \\d+% · IR ✓ · MS ${result.mutation.killed}/${result.mutation.viable} \\(baseline\\)`));
     const after = await waitFor('the score lens', 30_000, async () => {
       const found = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
       return found.some((l) => l.command?.title === result.summary) ? found : undefined;
