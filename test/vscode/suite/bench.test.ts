@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import * as vscode from 'vscode';
+import type { AnnotatorApi } from '../../../src/extension/annotator';
 import type { BenchTestApi } from '../../../src/extension/bench';
 import type { RunBenchmarkResult } from '../../../src/shared/bench-protocol';
 import { EXTENSION_ID, REPO_ROOT, screenshot, waitFor } from './helpers';
@@ -121,6 +122,14 @@ describe('Run a benchmark from the command palette (example dataset, baseline, l
       assert.strictEqual(events.length, 6, `progress notifications: ${JSON.stringify(events.map((e) => `${e.tasksDone}/${e.tasksTotal}`))}`);
       assert.deepStrictEqual(events[events.length - 1].tasksDone, 3);
       assert.match(result.summaryText, /^language\s+N\s+CSR/);
+
+      // The results land in the annotator view.
+      const annotator = (vscode.extensions.getExtension(EXTENSION_ID)!.exports as { annotator: AnnotatorApi }).annotator;
+      const opened = await waitFor('the annotator on the run', 60_000, () => {
+        const state = annotator.state();
+        return state && state.runDir === runDir && !state.loading ? state : undefined;
+      });
+      assert.strictEqual(opened.rows, 3, 'the annotator lists the 3 results');
 
       const panel = await waitFor('the report panel', 30_000, () => api.reportPanel);
       assert.strictEqual(panel.title, 'XRepoTest report');

@@ -93,7 +93,7 @@ describe('model providers in the editor (OpenAI-compatible wire format, key from
   });
 
   after(async () => {
-    for (const key of ['provider', 'model', 'baseUrl']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
+    for (const key of ['provider', 'model', 'baseUrl', 'mode', 'lsp.source']) await config().update(key, undefined, vscode.ConfigurationTarget.Global);
     await new Promise((resolve) => server.close(resolve));
   });
 
@@ -135,6 +135,23 @@ describe('model providers in the editor (OpenAI-compatible wire format, key from
     // Six cases reach every branch: all executable focal lines run.
     assert.deepStrictEqual(result.coveredLines, result.executableLines);
     assert.doesNotMatch(result.summary, /baseline/);
+  });
+
+  it('in mode lsp, the prompt carries definitions from the editor\'s language server (gopls, through the bridge)', async function () {
+    this.timeout(180_000);
+    const editor = await openInEditor('item.go');
+    await config().update('mode', 'lsp', vscode.ConfigurationTarget.Global);
+    await config().update('lsp.source', 'editor', vscode.ConfigurationTarget.Global);
+    const before = received.length;
+    const result = (await vscode.commands.executeCommand('xrepotest.generateScoredTests', editor.document.uri.toString(), 7)) as { passed: boolean } | undefined;
+    assert.ok(result, 'the command returned a score');
+    assert.strictEqual(received.length, before + 1, 'one call reached the service');
+    const prompt = received[before].body.messages.map((m) => m.content).join('\n');
+    // Status's receiver type, defined in inventory.go: only a language server finds it from item.go.
+    const itemStruct = /type Item struct \{[^}]*Quantity[^}]*\}/s;
+    assert.match(prompt, itemStruct, 'the definition of Item, from gopls in the editor');
+    assert.doesNotMatch(received[0].body.messages.map((m) => m.content).join('\n'), itemStruct, 'mode standard had no such context');
+    assert.strictEqual(result.passed, true);
   });
 
   it('refuses a provider without a key, saying which command sets it', async () => {
