@@ -31,6 +31,31 @@ export interface ScreenshotReceipt {
   textFound: boolean | null;
 }
 
+/** A log line `<prefix><json InputRequest>`: the runner types into the workbench, as a user would. */
+export const INPUT_MARKER = '[xrepotest:input] ';
+
+/** One step: wait until the workbench shows `waitForText`, then type `type`, then press `press`. */
+export interface InputStep {
+  waitForText?: string;
+  type?: string;
+  /** A key name playwright knows: `Enter`, `Escape`, `ArrowDown`… */
+  press?: string;
+}
+
+export interface InputRequest {
+  /** The receipt's file name: `<name>.json` in the screenshots folder. */
+  name: string;
+  steps: InputStep[];
+}
+
+/** Written by the runner as `<name>.json` when the steps are done or one could not be: how far it got. */
+export interface InputReceipt {
+  name: string;
+  stepsDone: number;
+  /** Why the next step could not be taken (its text never showed); absent when all were done. */
+  error?: string;
+}
+
 export interface SuiteCounts {
   passed: number;
   failed: number;

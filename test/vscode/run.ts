@@ -21,9 +21,12 @@ import {
   GOPLS_ENV,
   parseMarker,
   RESULT_MARKER,
+  INPUT_MARKER,
   SCREENSHOT_MARKER,
   SCREENSHOTS_ENV,
   START_MARKER,
+  type InputReceipt,
+  type InputRequest,
   type ScreenshotReceipt,
   type ScreenshotRequest,
   type SuiteCounts,
@@ -207,6 +210,13 @@ function remoteUri(port: number, file: string): string {
   return `vscode-remote://127.0.0.1:${port}${file}`;
 }
 
+/** Writes a receipt aside and renames it, so the suite never reads half of one. */
+function writeReceipt(dir: string, name: string, receipt: object): void {
+  const file = path.join(dir, `${name}.json`);
+  fs.writeFileSync(`${file}.part`, JSON.stringify(receipt));
+  fs.renameSync(`${file}.part`, file);
+}
+
 async function saveScreenshot(page: Page, dir: string, request: ScreenshotRequest): Promise<void> {
   const name = request.name.replace(/[^\w.-]/g, '_');
   let textFound: boolean | null = null;
@@ -222,9 +232,36 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
   await page.screenshot({ path: `${file}.part`, type: 'png' });
   fs.renameSync(`${file}.part`, file);
   const receipt: ScreenshotReceipt = { name, file, textFound };
-  fs.writeFileSync(`${path.join(dir, name)}.json.part`, JSON.stringify(receipt));
-  fs.renameSync(`${path.join(dir, name)}.json.part`, path.join(dir, `${name}.json`));
+  writeReceipt(dir, name, receipt);
   process.stdout.write(`screenshot: ${file}${textFound === false ? ` (text not shown: ${request.waitForText})` : ''}\n`);
+}
+
+/** Types into the workbench (quick picks, input boxes) step by step, each after its text shows. */
+async function typeInput(page: Page, dir: string, request: InputRequest): Promise<void> {
+  const name = request.name.replace(/[^\w.-]/g, '_');
+  let stepsDone = 0;
+  let error: string | undefined;
+  for (const step of request.steps) {
+    if (step.waitForText) {
+      const shown = await page
+        .getByText(step.waitForText)
+        .first()
+        .waitFor({ state: 'visible', timeout: TEXT_WAIT_MS * 2 })
+        .then(() => true, () => false);
+      if (!shown) {
+        error = `"${step.waitForText}" never showed`;
+        break;
+      }
+    }
+    if (step.type) await page.keyboard.type(step.type, { delay: 20 });
+    // The quick pick filters as it is typed; give it a moment to settle on the match.
+    if (step.type && step.press) await page.waitForTimeout(300);
+    if (step.press) await page.keyboard.press(step.press);
+    stepsDone++;
+  }
+  const receipt: InputReceipt = { name, stepsDone, ...(error ? { error } : {}) };
+  writeReceipt(dir, name, receipt);
+  process.stdout.write(`input: ${name}: ${stepsDone}/${request.steps.length} steps${error ? ` (${error})` : ''}\n`);
 }
 
 async function main(): Promise<number> {
@@ -312,6 +349,13 @@ async function main(): Promise<number> {
         if (request) {
           shots = shots.then(() => saveScreenshot(page, options.screenshots, request)).catch((e: unknown) => {
             process.stdout.write(`screenshot ${request.name} failed: ${String(e)}\n`);
+          });
+          continue;
+        }
+        const input = parseMarker<InputRequest>(line, INPUT_MARKER);
+        if (input) {
+          shots = shots.then(() => typeInput(page, options.screenshots, input)).catch((e: unknown) => {
+            process.stdout.write(`input ${input.name} failed: ${String(e)}\n`);
           });
           continue;
         }

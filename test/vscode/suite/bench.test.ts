@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { AnnotatorApi } from '../../../src/extension/annotator';
 import type { BenchTestApi } from '../../../src/extension/bench';
 import type { RunBenchmarkResult } from '../../../src/shared/bench-protocol';
-import { EXTENSION_ID, REPO_ROOT, screenshot, waitFor } from './helpers';
+import { EXTENSION_ID, REPO_ROOT, screenshot, userInput, waitFor, workspaceRoot } from './helpers';
 
 const MB = 1024 * 1024;
 
@@ -177,6 +177,37 @@ describe('Run a benchmark from the command palette (example dataset, baseline, l
     assert.strictEqual(resumed.resumed, cancelled.results, 'the results from before were reused');
     assert.strictEqual(resumed.results, 5);
     assert.strictEqual(lines(path.join(runDir, 'results.jsonl')), 5, 'no result doubled');
+  });
+
+  it('runs a benchmark picked in the quick picks: tasks from this workspace, 2 of them, a new run folder', async function () {
+    this.timeout(300_000);
+    const seenBefore = api.progress.length;
+    // Started as from the palette, without options: the pickers ask, the runner answers as a user.
+    const running = vscode.commands.executeCommand<RunBenchmarkResult | undefined>('xrepotest.runBenchmark');
+    const receipt = await userInput({
+      name: 'bench-pickers',
+      steps: [
+        { waitForText: 'XRepoTest benchmark (1/6): dataset', type: 'This workspace', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (2/6): provider', type: 'baseline', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (4/6): context mode', type: 'standard', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (5/6): where tests run', type: 'local', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (6/6): how many tasks', type: '2', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark: run folder', type: 'A new run folder', press: 'Enter' },
+      ],
+    });
+    assert.strictEqual(receipt.error, undefined, `the pickers took the answers: ${JSON.stringify(receipt)}`);
+    const result = await running;
+    assert.ok(result, 'the picked benchmark ran');
+    assert.strictEqual(result.interrupted, false);
+    assert.strictEqual(result.tasks, 2, 'the limit typed in the last input box');
+    assert.strictEqual(result.results, 2);
+    // The workspace's own focal functions, with the workspace as their checkout.
+    const checkouts = JSON.parse(fs.readFileSync(path.join(result.runDir, 'checkouts.json'), 'utf8')) as Record<string, string>;
+    assert.deepStrictEqual(Object.values(checkouts), [workspaceRoot()]);
+    const settings = JSON.parse(fs.readFileSync(path.join(result.runDir, 'run.json'), 'utf8')) as { provider: string; mode: string; executor: string };
+    assert.deepStrictEqual([settings.provider, settings.mode, settings.executor], ['baseline', 'standard', 'local']);
+    assert.ok(api.progress.slice(seenBefore).some((p) => p.runDir === result.runDir), 'progress came for the picked run');
+    fs.rmSync(result.runDir, { recursive: true, force: true });
   });
 
   it('refuses an options object it cannot use, saying what to pass', async () => {

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SCREENSHOT_MARKER, SCREENSHOTS_ENV, type ScreenshotReceipt, type ScreenshotRequest } from '../protocol';
+import { INPUT_MARKER, SCREENSHOT_MARKER, SCREENSHOTS_ENV, type InputReceipt, type InputRequest, type ScreenshotReceipt, type ScreenshotRequest } from '../protocol';
 
 /** The repository root, from the compiled suite under out/test/vscode/suite. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -85,5 +85,21 @@ export async function screenshot(request: ScreenshotRequest, timeoutMs = 30_000)
   console.log(`${SCREENSHOT_MARKER}${JSON.stringify(request)}`);
   return waitFor(`the screenshot ${request.name}`, timeoutMs, () =>
     fs.existsSync(receiptFile) ? (JSON.parse(fs.readFileSync(receiptFile, 'utf8')) as ScreenshotReceipt) : undefined,
+  );
+}
+
+/**
+ * Asks the runner to type into the workbench as a user would (quick picks, input boxes), and waits
+ * for its receipt. The steps run in the browser, outside the extension host; a step whose text never
+ * shows ends the request, and the receipt says which.
+ */
+export async function userInput(request: InputRequest, timeoutMs = 120_000): Promise<InputReceipt> {
+  const dir = process.env[SCREENSHOTS_ENV];
+  if (!dir) throw new Error(`${SCREENSHOTS_ENV} is not set: typing needs test/vscode/run.ts`);
+  const receiptFile = path.join(dir, `${request.name}.json`);
+  fs.rmSync(receiptFile, { force: true });
+  console.log(`${INPUT_MARKER}${JSON.stringify(request)}`);
+  return waitFor(`the input ${request.name}`, timeoutMs, () =>
+    fs.existsSync(receiptFile) ? (JSON.parse(fs.readFileSync(receiptFile, 'utf8')) as InputReceipt) : undefined,
   );
 }
