@@ -5,7 +5,7 @@ import {
   type FocalFunctionAtResult,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
-import type { Engine } from './engine';
+import { wasCancelled, type Engine } from './engine';
 import { requestSettings } from './settings';
 
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
@@ -25,6 +25,10 @@ export function registerScoring({ client, log, context }: Engine): void {
       return result;
     } catch (e) {
       const message = (e as Error).message;
+      if (wasCancelled(e)) {
+        log.info('scoring cancelled: nothing was scored');
+        return undefined;
+      }
       log.error(`scoring failed: ${message}`);
       void vscode.window.showErrorMessage(`XRepoTest: ${message}`);
       return undefined;

@@ -9,7 +9,7 @@ import {
   type PlaceCandidateResult,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
-import type { Engine } from './engine';
+import { wasCancelled, type Engine } from './engine';
 import { onDidScoreFunction } from './scoring';
 import { requestSettings } from './settings';
 import { candidateLabel, candidateState, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
@@ -227,6 +227,10 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
           report(run, record, c);
         } catch (e) {
           const message = (e as Error).message;
+          if (wasCancelled(e)) {
+            run.skipped(c.item);
+            continue;
+          }
           log.error(`running ${c.item.label} failed: ${message}`);
           const m = new vscode.TestMessage(`XRepoTest could not run this test: ${message}`);
           record.states.set(c.item.id, { state: 'errored', messages: [m] });
@@ -290,6 +294,10 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
       return r;
     } catch (e) {
       const message = (e as Error).message;
+      if (wasCancelled(e)) {
+        log.info(`${what} cancelled`);
+        return undefined;
+      }
       log.error(`${what} failed: ${message}`);
       void vscode.window.showErrorMessage(`XRepoTest: ${what} failed: ${message}`);
       return undefined;

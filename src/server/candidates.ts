@@ -4,7 +4,7 @@
  * result the code lens and the Testing view read.
  */
 import * as path from 'node:path';
-import type { CancellationToken } from 'vscode-languageserver/node';
+import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
 import { focalPathInRepo } from '../engine/execute/sandbox';
@@ -44,6 +44,11 @@ export async function focalOf(state: ServerState, uri: string, startLine: number
   return { uri, root, relPath, adapter, task };
 }
 
+/** What the client receives for a cancelled request (vscode-languageclient then rejects quietly). */
+function cancelled(): ResponseError<void> {
+  return new ResponseError(LSPErrorCodes.RequestCancelled, 'cancelled: nothing was scored');
+}
+
 export interface Progress {
   report(percentage: number, message: string): void;
   signal: AbortSignal;
@@ -53,11 +58,18 @@ export interface Progress {
 export async function withProgress<T>(state: ServerState, token: CancellationToken, title: string, first: string, work: (p: Progress) => Promise<T>): Promise<T> {
   const progress = await state.connection.window.createWorkDoneProgress();
   const controller = new AbortController();
-  token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
-  progress.token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+  const cancel = (): void => {
+    if (controller.signal.aborted) return;
+    state.connection.console.info(`${title}: cancelled, stopping`);
+    controller.abort(new Error('cancelled'));
+  };
+  token.onCancellationRequested(cancel);
+  progress.token.onCancellationRequested(cancel);
   progress.begin(title, 0, first, true);
   try {
     return await work({ report: (pct, message) => progress.report(pct, message), signal: controller.signal });
+  } catch (e) {
+    throw controller.signal.aborted ? cancelled() : e;
   } finally {
     progress.done();
   }
@@ -73,6 +85,8 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
     limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
     onPhase: (phase) => p.report(60, phase),
   });
+  // A cancelled run is scored as whatever it got to; that is no score to show or keep.
+  if (p.signal.aborted) throw cancelled();
   remember(focal, testCode, e);
   return e;
 }
@@ -100,6 +114,7 @@ export async function withMutation(state: ServerState, focal: Focal, result: Sco
     signal: p.signal,
     onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`),
   });
+  if (p.signal.aborted) throw cancelled();
   const mutation = { killed: m.killed + m.timedOut, viable: m.viable, mutants: m.mutants, score: m.score, ...(m.error ? { error: m.error } : {}) };
   const scored = { ...result, mutation };
   return { ...scored, summary: summaryOf(scored) };

@@ -1,4 +1,4 @@
-import { createConnection, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult } from 'vscode-languageserver/node';
+import { createConnection, LSPErrorCodes, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult, type RequestMessage } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerBridge } from './bridge';
@@ -13,7 +13,11 @@ import { registerTesting } from './testing';
  * The engine server: the engine in its own process, so parsing, containers, language servers and
  * benchmarks never block the extension host. Each feature registers its handlers from its module.
  */
-const connection = createConnection(ProposedFeatures.all);
+// A request cancelled while still queued (the server busy with another) is answered as cancelled;
+// by default vscode-jsonrpc drops such a cancellation and runs the request anyway.
+const connection = createConnection(ProposedFeatures.all, {
+  cancelUndispatched: (message) => ({ jsonrpc: '2.0', id: (message as RequestMessage).id, error: { code: LSPErrorCodes.RequestCancelled, message: 'cancelled before it started' } }),
+});
 const documents = new TextDocuments(TextDocument);
 const state = new ServerState(connection, documents);
 

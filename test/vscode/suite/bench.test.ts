@@ -7,41 +7,9 @@ import * as vscode from 'vscode';
 import type { AnnotatorApi } from '../../../src/extension/annotator';
 import type { BenchTestApi } from '../../../src/extension/bench';
 import type { RunBenchmarkResult } from '../../../src/shared/bench-protocol';
-import { EXTENSION_ID, REPO_ROOT, screenshot, userInput, waitFor, workspaceRoot } from './helpers';
+import { descendants, engineServerPid, EXTENSION_ID, REPO_ROOT, screenshot, userInput, waitFor, workspaceRoot } from './helpers';
 
 const MB = 1024 * 1024;
-
-/** The processes below `pid` (Linux /proc): what a run started and did not stop shows up here. */
-function descendants(pid: number): Set<number> {
-  const children = new Map<number, number[]>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // gone meanwhile
-    }
-    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-  }
-  const out = new Set<number>();
-  const stack = [pid];
-  while (stack.length) for (const c of children.get(stack.pop()!) ?? []) if (!out.has(c)) (out.add(c), stack.push(c));
-  return out;
-}
-
-/** The engine server: the extension host's child running dist/server.js. */
-function engineServerPid(): number | undefined {
-  return [...descendants(process.pid)].find((pid) => {
-    try {
-      return /dist[/\\]server\.js/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-    } catch {
-      return false;
-    }
-  });
-}
 
 function rssOf(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));

@@ -103,3 +103,36 @@ export async function userInput(request: InputRequest, timeoutMs = 120_000): Pro
     fs.existsSync(receiptFile) ? (JSON.parse(fs.readFileSync(receiptFile, 'utf8')) as InputReceipt) : undefined,
   );
 }
+
+/** The processes below `pid` (Linux /proc): what a run started and did not stop shows up here. */
+export function descendants(pid: number): Set<number> {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const out = new Set<number>();
+  const stack = [pid];
+  while (stack.length) for (const c of children.get(stack.pop()!) ?? []) if (!out.has(c)) (out.add(c), stack.push(c));
+  return out;
+}
+
+/** The engine server: the extension host's child running dist/server.js. */
+export function engineServerPid(): number | undefined {
+  return [...descendants(process.pid)].find((pid) => {
+    try {
+      return /dist[/\\]server\.js/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+    } catch {
+      return false;
+    }
+  });
+}
+

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
-import { openInEditor, screenshot, waitFor } from './helpers';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { descendants, engineServerPid, EXTENSION_ID, openInEditor, screenshot, waitFor } from './helpers';
 
 describe('Generate scored tests from the code lens (baseline provider, local executor)', () => {
   // The runner turns mutation testing off for speed; this test turns it on and puts the runner's value back.
@@ -45,5 +47,35 @@ describe('Generate scored tests from the code lens (baseline provider, local exe
     assert.ok(after.some((l) => l.command?.title === result.summary && l.range.start.line === 6), 'the score is on Status');
     const receipt = await screenshot({ name: 'codelens-score', waitForText: result.summary });
     assert.strictEqual(receipt.textFound, true, `the workbench shows "${result.summary}"`);
+  });
+});
+
+describe('Cancelling a scoring', () => {
+  it('stops the run in the engine server and leaves no process and no disposable copy behind', async function () {
+    this.timeout(180_000);
+    const editor = await openInEditor('item.go');
+    const engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as {
+      client: { sendRequest(method: string, params: unknown, token: vscode.CancellationToken): Promise<unknown> };
+    };
+    const server = await waitFor('the engine server', 30_000, engineServerPid);
+    const copies = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('xrt-sandbox-'));
+    const copiesBefore = copies();
+    const processesBefore = descendants(server);
+    const cts = new vscode.CancellationTokenSource();
+    const settings = { minLines: 20, maxLines: 50, provider: 'baseline', model: '', baseUrl: '', replayFile: '', mode: 'standard', lspSource: 'auto', executor: 'local', testTimeoutSeconds: 300, memoryMb: 1024, mutation: true };
+    const scoring = engine.client.sendRequest('xrepotest/scoreFunction', { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
+    // Cancelled while the toolchain runs in the sandbox (not while, say, the environment check runs).
+    const cmdline = (pid: number): string => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      } catch {
+        return '';
+      }
+    };
+    await waitFor('the test run to start', 60_000, () => ([...descendants(server)].some((p) => !processesBefore.has(p) && cmdline(p).includes('xrt-sandbox-')) ? true : undefined));
+    cts.cancel();
+    await assert.rejects(scoring, (e: Error) => /cancel/i.test(e.message), 'the request ends as cancelled');
+    await waitFor('the run\'s processes to be gone', 30_000, () => ([...descendants(server)].every((p) => processesBefore.has(p)) ? true : undefined));
+    await waitFor('the disposable copy to be removed', 30_000, () => (copies().every((c) => copiesBefore.includes(c)) ? true : undefined));
   });
 });
