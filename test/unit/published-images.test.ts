@@ -50,7 +50,12 @@ describe('published XRepoTest images from a local registry', function () {
   });
 
   after(async function () {
-    if (engine && pulledDigest) await engine.docker.getImage(pulledDigest).remove({ force: true }).catch(() => undefined);
+    // By id: the test's own image (FROM the language image plus a fixture), with every tag it got here
+    // (a digest reference alone does not untag it in Podman, and each run's registry port adds a tag).
+    if (engine && pulledDigest) {
+      const id = await engine.docker.getImage(pulledDigest).inspect().then((i) => i.Id, () => undefined);
+      if (id) await engine.docker.getImage(id).remove({ force: true }).catch(() => undefined);
+    }
     registry?.stop();
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   });
