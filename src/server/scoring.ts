@@ -1,5 +1,4 @@
-import type { CodeLens } from 'vscode-languageserver/node';
-import { URI } from 'vscode-uri';
+import type { CancellationToken, CodeLens } from 'vscode-languageserver/node';
 import { classifyDocument } from '../engine/extract/document';
 import { generateOne } from '../engine/generate/generate';
 import { adapterForPath } from '../engine/languages';
@@ -21,7 +20,7 @@ import type { ServerState } from './state';
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
 
 /** The function's lens shows this score from now on (the latest generated test's). */
-export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
+function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
@@ -29,7 +28,7 @@ export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult)
 }
 
 /** One generation for the focal function: the settings' prompt, sample `sample`, round 0. */
-export async function generateSample(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, sample: number, p: Progress): Promise<GenerationRecord> {
+async function generateSample(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, sample: number, p: Progress): Promise<GenerationRecord> {
   const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
   p.report(10, `generating (${provider.id})`);
   const generation = await generateOne({
@@ -47,6 +46,30 @@ export async function generateSample(state: ServerState, focal: Focal, provider:
   return generation;
 }
 
+/**
+ * A generated test, scored: run in a disposable copy, mutation-tested if it passes, and shown on the
+ * function's lens (what generating, regenerating and repairing share).
+ */
+export async function scoreGenerated(state: ServerState, focal: Focal, generation: GenerationRecord, provider: Provider, settings: EngineSettings, p: Progress): Promise<ScoreFunctionResult> {
+  const e = await evaluateFor(state, focal, generation.test_code, settings, p);
+  const by = { provider: provider.id, model: generation.model, sample: generation.sample, round: generation.round };
+  const result = await withMutation(state, focal, resultOf(focal, generation.test_code, by, e), settings, p);
+  showScoreOnLens(state, result);
+  return result;
+}
+
+/** A new sample for the focal function, scored (the lens's "Generate scored tests" is sample 0; "Regenerate" the next). */
+export async function scoreNewSample(state: ServerState, params: ScoreFunctionParams, sample: number, first: string, token: CancellationToken): Promise<ScoreFunctionResult> {
+  const settings = params.settings;
+  const focal = await focalOf(state, params.uri, params.startLine, settings);
+  const provider = providerFor(settings, params.credentials);
+  return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, async (p) => {
+    const generation = await generateSample(state, focal, provider, settings, sample, p);
+    p.report(30, 'running the test in a disposable copy');
+    return scoreGenerated(state, focal, generation, provider, settings, p);
+  });
+}
+
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
 export function registerScoring(state: ServerState): void {
   const { connection, documents } = state;
@@ -54,10 +77,8 @@ export function registerScoring(state: ServerState): void {
   connection.onCodeLens(async (params): Promise<CodeLens[]> => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
-    const folder = state.workspaceFolders.find((f) => doc.uri.startsWith(f.endsWith('/') ? f : f + '/'));
-    const relPath = folder ? doc.uri.slice(folder.replace(/\/$/, '').length + 1) : URI.parse(doc.uri).path;
     const filters = { minLines: state.settings.minLines, maxLines: state.settings.maxLines };
-    const focal = (await classifyDocument(decodeURIComponent(relPath), doc.getText(), filters)).filter((f) => f.rule === null);
+    const focal = (await classifyDocument(state.workspaceOf(doc.uri).relPath, doc.getText(), filters)).filter((f) => f.rule === null);
     const scored = scores.get(doc.uri);
     return focal.flatMap((f) => {
       const range = { start: { line: f.startLine - 1, character: 0 }, end: { line: f.startLine - 1, character: 0 } };
@@ -86,18 +107,7 @@ export function registerScoring(state: ServerState): void {
     return { name: around.name, startLine: around.startLine, endLine: around.endLine };
   });
 
-  connection.onRequest(SCORE_FUNCTION, async (params: ScoreFunctionParams, token): Promise<ScoreFunctionResult> => {
-    const settings = params.settings;
-    const focal = await focalOf(state, params.uri, params.startLine, settings);
-    const provider = providerFor(settings, params.credentials);
-    const first = settings.mode === 'standard' ? 'generating' : `gathering ${settings.mode} context`;
-    return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, async (p) => {
-      const generation = await generateSample(state, focal, provider, settings, 0, p);
-      p.report(30, 'running the test in a disposable copy');
-      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: 0, round: 0 }, e), settings, p);
-      showScoreOnLens(state, result);
-      return result;
-    });
-  });
+  connection.onRequest(SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>
+    scoreNewSample(state, params, 0, params.settings.mode === 'standard' ? 'generating' : `gathering ${params.settings.mode} context`, token),
+  );
 }

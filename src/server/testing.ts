@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { runContext } from '../engine/execute/evaluate';
 import { createSandbox, removeSandbox } from '../engine/execute/sandbox';
-import { generateOne, repairPrompt } from '../engine/generate/generate';
+import { fencedTest, generateOne, repairPrompt } from '../engine/generate/generate';
 import {
   PLACE_CANDIDATE,
   REGENERATE_CANDIDATE,
@@ -15,12 +15,10 @@ import {
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
 import { acceptedPlacement, workspacePathOf } from './candidate-mapping';
-import { evaluateFor, feedbackFor, focalOf, resultOf, withMutation, withProgress } from './candidates';
+import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
-import { generateSample, showScoreOnLens } from './scoring';
+import { scoreGenerated, scoreNewSample } from './scoring';
 import type { ServerState } from './state';
-
-const FENCE: Record<string, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
 
 /** The Testing view's requests: run a candidate again, repair it with the model, regenerate, place it for "Accept". */
 export function registerTesting(state: ServerState): void {
@@ -46,14 +44,13 @@ export function registerTesting(state: ServerState): void {
       const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
       p.report(20, `asking ${provider.id} for a repair`);
       // The paper's repair round: the first request, the failed test as the model's reply, then the error log.
-      const fence = FENCE[focal.adapter.id] ?? '';
       const generation = await generateOne({
         provider,
         params: paramsFor(settings),
         prompt,
         messages: [
           { role: 'user', content: prompt.user },
-          { role: 'assistant', content: '```' + fence + '\n' + params.testCode + '\n```' },
+          { role: 'assistant', content: fencedTest(focal.adapter.id, params.testCode) },
           { role: 'user', content: repairPrompt(focal.adapter.id, params.testCode, feedback) },
         ],
         task: focal.task,
@@ -64,26 +61,11 @@ export function registerTesting(state: ServerState): void {
       });
       if (generation.error) throw new Error(`the repair failed: ${generation.error}`);
       p.report(40, 'running the repaired test in a disposable copy');
-      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round }, e), params.settings, p);
-      showScoreOnLens(state, result);
-      return result;
+      return scoreGenerated(state, focal, generation, provider, settings, p);
     });
   });
 
-  connection.onRequest(REGENERATE_CANDIDATE, async (params: RegenerateCandidateParams, token): Promise<ScoreFunctionResult> => {
-    const settings = params.settings;
-    const focal = await focalOf(state, params.uri, params.startLine, settings);
-    const provider = providerFor(settings, params.credentials);
-    return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, 'generating another test', async (p) => {
-      const generation = await generateSample(state, focal, provider, settings, params.sample, p);
-      p.report(30, 'running the test in a disposable copy');
-      const e = await evaluateFor(state, focal, generation.test_code, settings, p);
-      const result = await withMutation(state, focal, resultOf(focal, generation.test_code, { provider: provider.id, model: generation.model, sample: params.sample, round: 0 }, e), params.settings, p);
-      showScoreOnLens(state, result);
-      return result;
-    });
-  });
+  connection.onRequest(REGENERATE_CANDIDATE, (params: RegenerateCandidateParams, token) => scoreNewSample(state, params, params.sample, 'generating another test', token));
 
   connection.onRequest(PLACE_CANDIDATE, async (params: PlaceCandidateParams): Promise<PlaceCandidateResult> => {
     const focal = await focalOf(state, params.uri, params.startLine, params.settings);

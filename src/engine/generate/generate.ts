@@ -21,15 +21,18 @@ export interface GenerateOptions {
 
 const FENCE: Record<LanguageId, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
 
+/** `code` in a fenced block tagged with the language, as prompts and replies carry tests. */
+export function fencedTest(language: LanguageId, code: string): string {
+  return '```' + FENCE[language] + '\n' + code + '\n```';
+}
+
 /** The paper's one-round repair request (Table A.7): the failed test and its trimmed error log. */
 export function repairPrompt(language: LanguageId, testCode: string, feedback: string): string {
   return [
     'You previously generated a test for this function, but it failed. Please fix the test so that it compiles and passes, and still tests the function.',
     '',
     'The test:',
-    '```' + FENCE[language],
-    testCode,
-    '```',
+    fencedTest(language, testCode),
     '',
     'The error log:',
     '```',

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnnotatorApi } from '../../../src/extension/annotator';
 import type { RenderedReport } from '../../../src/shared/annotator-protocol';
-import { EXTENSION_ID, REPO_ROOT, runProcess, screenshot, waitFor, workspaceRoot } from './helpers';
+import { EXTENSION_ID, REPO_ROOT, runProcess, screenshot, skipBecause, waitFor, workspaceRoot } from './helpers';
 
 /** Recorded "model" tests for the first three Go tasks of the example dataset: one passes, one asserts the wrong value, one does not compile. */
 const REPLAYED = [
@@ -53,10 +53,7 @@ describe('Annotator view', function () {
 
   before(async function () {
     const go = await runProcess('go', ['version']);
-    if (go.code !== 0) {
-      console.log('      skipped: the run this test annotates needs the Go toolchain (go is not on PATH)');
-      this.skip();
-    }
+    if (go.code !== 0) skipBecause(this, 'the run this test annotates needs the Go toolchain (go is not on PATH)');
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrepotest-annotator-'));
     runDir = path.join(tmp, 'run');
     const replay = path.join(tmp, 'replies.jsonl');

@@ -13,16 +13,10 @@ import {
 } from '../../../src/shared/bridge-protocol';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import type { GoplsClientApi } from '../gopls-client/extension';
-import { EXTENSION_ID, openInEditor, REPO_ROOT, screenshot, waitFor, workspaceRoot } from './helpers';
+import { EXTENSION_ID, openInEditor, REPO_ROOT, screenshot, skipBecause, waitFor, workspaceRoot } from './helpers';
 
 const GOPLS_CLIENT_ID = 'xrepotest-test.gopls-client';
 
-/** Says why, in the runner's output (the extension host forwards console.log only), then skips. */
-function skipBecause(ctx: Mocha.Context, reason: string): never {
-  console.log(`      skipped: ${reason}`);
-  ctx.skip();
-  throw new Error('unreachable');
-}
 
 function settings(overrides: Partial<EngineSettings>): { settings: EngineSettings } {
   return { settings: { ...DEFAULT_ENGINE_SETTINGS, ...overrides } };

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, openInEditor, REPO_ROOT, runProcess, workspaceRoot } from './helpers';
+import { EXTENSION_ID, openInEditor, REPO_ROOT, runProcess, skipBecause, workspaceRoot } from './helpers';
 
 interface Score {
   compiled: boolean;
@@ -23,11 +23,6 @@ async function ourContainers(): Promise<string[]> {
   return r.stdout.split('\n').filter(Boolean);
 }
 
-function skip(ctx: Mocha.Context, reason: string): never {
-  console.log(`      skipped: ${reason}`);
-  ctx.skip();
-  throw new Error('unreachable');
-}
 
 /**
  * The docker executor from the editor: the engine server runs the test in a container through the
@@ -39,11 +34,11 @@ describe('Scoring in a container (docker executor, Podman\'s Docker Engine API)'
 
   before(async function () {
     this.timeout(120_000);
-    if ((await runProcess('podman', ['--version'])).code !== 0) skip(this, 'podman is not installed (scripts/setup.sh installs it)');
+    if ((await runProcess('podman', ['--version'])).code !== 0) skipBecause(this, 'podman is not installed (scripts/setup.sh installs it)');
     const service = await runProcess('bash', [PODMAN_SERVICE, 'start']);
-    if (service.code !== 0) skip(this, `the Podman service did not start: ${service.stderr.trim()}`);
+    if (service.code !== 0) skipBecause(this, `the Podman service did not start: ${service.stderr.trim()}`);
     if ((await runProcess('podman', ['image', 'exists', GO_IMAGE])).code !== 0) {
-      skip(this, `${GO_IMAGE} is not built on this machine (\`node dist/cli.js images build go\`; the mocha suite builds it)`);
+      skipBecause(this, `${GO_IMAGE} is not built on this machine (\`node dist/cli.js images build go\`; the mocha suite builds it)`);
     }
   });
 

@@ -136,3 +136,10 @@ export function engineServerPid(): number | undefined {
   });
 }
 
+
+/** Says why in the runner's output (the extension host forwards console.log only), then skips: mocha counts it as skipped. */
+export function skipBecause(ctx: Mocha.Context, reason: string): never {
+  console.log(`      skipped: ${reason}`);
+  ctx.skip();
+  throw new Error('unreachable'); // ctx.skip() throws; this satisfies the `never` type
+}

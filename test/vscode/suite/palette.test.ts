@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import { EXTENSION_ID, openInEditor } from './helpers';
 
 interface Menu {
@@ -49,7 +50,7 @@ describe('Generate scored tests from the palette and the context menu', () => {
     const editor = await openInEditor('inventory_test.go');
     editor.selection = new vscode.Selection(34, 2, 34, 2); // inside TestStatus
     const engine = vscode.extensions.getExtension(EXTENSION_ID)!.exports as { client: { sendRequest(method: string, params: unknown): Promise<unknown> } };
-    const settings = { minLines: 1, maxLines: 500, provider: 'baseline', model: '', baseUrl: '', replayFile: '', mode: 'standard', lspSource: 'auto', executor: 'local', testTimeoutSeconds: 60, memoryMb: 1024 };
+    const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, minLines: 1, maxLines: 500 };
     const at = (await engine.client.sendRequest('xrepotest/focalFunctionAt', { uri: editor.document.uri.toString(), line: 34, settings })) as { why?: string };
     assert.match(at.why ?? '', /TestStatus is not a focal function \(test-code\)/);
     const result = await vscode.commands.executeCommand('xrepotest.generateScoredTests');

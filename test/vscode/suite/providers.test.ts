@@ -4,6 +4,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import { EXTENSION_ID, openInEditor } from './helpers';
 
 /**
@@ -158,7 +159,7 @@ describe('model providers in the editor (OpenAI-compatible wire format, key from
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
     const engine = ext.exports as { client: { sendRequest(method: string, params: unknown): Promise<unknown> } };
     const editor = await openInEditor('item.go');
-    const settings = { minLines: 20, maxLines: 50, provider: 'anthropic', model: 'claude-test', baseUrl: '', replayFile: '', mode: 'standard', lspSource: 'auto', executor: 'local', testTimeoutSeconds: 60, memoryMb: 1024 };
+    const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, provider: 'anthropic', model: 'claude-test' };
     await assert.rejects(
       engine.client.sendRequest('xrepotest/scoreFunction', { uri: editor.document.uri.toString(), startLine: 7, settings, credentials: {} }),
       /no anthropic API key: run "XRepoTest: Set an API key"/,

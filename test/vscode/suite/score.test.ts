@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { descendants, engineServerPid, EXTENSION_ID, openInEditor, screenshot, waitFor } from './helpers';
@@ -62,7 +63,7 @@ describe('Cancelling a scoring', () => {
     const copiesBefore = copies();
     const processesBefore = descendants(server);
     const cts = new vscode.CancellationTokenSource();
-    const settings = { minLines: 20, maxLines: 50, provider: 'baseline', model: '', baseUrl: '', replayFile: '', mode: 'standard', lspSource: 'auto', executor: 'local', testTimeoutSeconds: 300, memoryMb: 1024, mutation: true };
+    const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, mutation: true };
     const scoring = engine.client.sendRequest('xrepotest/scoreFunction', { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
     // Cancelled while the toolchain runs in the sandbox (not while, say, the environment check runs).
     const cmdline = (pid: number): string => {
