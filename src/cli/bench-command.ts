@@ -11,6 +11,8 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   dataset: string[];
   manifest?: string;
   repos?: string;
+  /** --allow-checkouts: where a record's own checkout path may be used from (without --repos/--manifest). */
+  allowCheckouts?: string;
   lang?: string;
   limit?: number;
   samples: number;
@@ -42,6 +44,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
       dataset: opts.dataset,
       manifest: opts.manifest,
       repos: opts.repos,
+      allowCheckouts: opts.allowCheckouts,
       lang: opts.lang,
       limit: opts.limit,
       runDir: opts.runDir,

@@ -5,7 +5,7 @@ import type { GenerationRecord } from '../engine/generate/types';
 import { AppendLog } from '../engine/store/append-log';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
-import { checkoutOf } from '../engine/tasks/manifest';
+import { locateCheckout } from '../engine/tasks/manifest';
 import { createExecutor } from './executors';
 import { params, promptBuilder, providerFrom, type GenerationCliOptions } from './generation-options';
 import { createProgress } from './progress';
@@ -16,6 +16,8 @@ export interface GenerateCommandOptions extends GenerationCliOptions {
   repairRounds: number;
   executor: 'docker' | 'local';
   repos?: string;
+  /** --allow-checkouts: where a record's own checkout path may be used from. */
+  allowCheckouts?: string;
   concurrency: number;
   progress: boolean;
 }
@@ -37,10 +39,17 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
   let tokens = 0;
   let failed = 0;
   let next = 0;
+  const told = new Set<string>();
   const worker = async (): Promise<void> => {
     while (next < tasks.length && !signal.aborted) {
       const t = tasks[next++];
-      const repoDir = checkoutOf(t, null, opts.repos) ?? undefined;
+      const found = locateCheckout(t, { reposRoot: opts.repos, allowRecorded: opts.allowCheckouts });
+      const repoDir = found.checkout ?? undefined;
+      // Repair rounds need the checkout to run the tests: say once per repository why they will not run.
+      if (found.checkout === null && executor && !told.has(found.reason)) {
+        told.add(found.reason);
+        process.stderr.write(`repair rounds skipped: ${found.reason}\n`);
+      }
       const prompt = await builder.promptFor(t, repoDir);
       const records = await generateForTask(t.task, t.language, prompt, {
         provider,

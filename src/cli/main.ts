@@ -78,6 +78,7 @@ export function buildProgram(): Command {
     .option('--executor <kind>', 'docker (containers through the Docker Engine API) or local (host toolchains in bubblewrap)', 'docker')
     .option('--out <file>', 'write results here as they finish (default: standard output at the end)')
     .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+    .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
     .option('--image <name>', 'docker: run in this image instead of the language image')
     .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
     .option('--compile-timeout <s>', 'seconds for the compile phase', positiveInt, 300)
@@ -101,6 +102,7 @@ export function buildProgram(): Command {
       .option('--task-id <n>', 'only tasks with this task_id')
       .option('--language <lang>', 'only tasks of this language')
       .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder> (lsp, bm25, dense)')
+      .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
       .option('--json', 'one JSON object per task'),
   ).action(async (tasks: string[], opts) => {
     process.exitCode = await runPrompt(tasks, opts, interruptSignal());
@@ -116,6 +118,7 @@ export function buildProgram(): Command {
       .option('--repair-rounds <r>', 'rounds feeding compile/run errors back to the model (the paper\'s repair study: 1)', nonNegativeInt, 0)
       .option('--executor <kind>', 'where repair rounds run the tests: docker or local', 'docker')
       .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+      .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
       .option('--concurrency <n>', 'tasks at once', positiveInt, 4)
       .option('--no-progress', 'do not show progress'),
   ).action(async (tasks: string[], opts) => {
@@ -130,6 +133,7 @@ export function buildProgram(): Command {
       .requiredOption('--run-dir <dir>', 'the run folder: run.json, generations.jsonl, results.jsonl, summary.json; rerun to resume')
       .option('--manifest <file>', 'where each repository is checked out, and at which commit (tasks not matching their checkout are excluded)')
       .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+      .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
       .option('--lang <list>', 'only these languages')
       .option('--limit <n>', 'only the first n tasks', positiveInt)
       .option('--samples <n>', 'tests per task (the paper: 1)', positiveInt, 1)

@@ -8,6 +8,8 @@ export interface PromptCommandOptions extends GenerationCliOptions {
   taskId?: string;
   language?: string;
   repos?: string;
+  /** --allow-checkouts: where a record's own checkout path may be used from. */
+  allowCheckouts?: string;
   json?: boolean;
 }
 
@@ -22,7 +24,7 @@ export async function runPrompt(files: string[], opts: PromptCommandOptions, sig
   const builder = promptBuilder(opts, signal);
   try {
     for (const t of selected) {
-      const prompt = await builder.promptFor(t, checkoutOf(t, null, opts.repos) ?? undefined);
+      const prompt = await builder.promptFor(t, checkoutOf(t, null, opts.repos, opts.allowCheckouts) ?? undefined);
       if (opts.json) process.stdout.write(JSON.stringify({ id: t.task.id, task_id: t.task.task_id, ...prompt }) + '\n');
       else process.stdout.write(`=== ${t.language} task ${t.task.task_id} ${t.task.function_name} (${t.task.file_path}), mode ${prompt.mode}\n--- system\n${prompt.system}\n--- user\n${prompt.user}\n`);
     }

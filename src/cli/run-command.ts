@@ -4,7 +4,7 @@ import { evaluateTest } from '../engine/execute/evaluate';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
-import { checkoutOf } from '../engine/tasks/manifest';
+import { locateCheckout } from '../engine/tasks/manifest';
 import { summarizeByLanguage, toResultRecord, type ResultRecord } from '../engine/store/results';
 import { createExecutor, environmentImages } from './executors';
 import { createProgress } from './progress';
@@ -15,6 +15,8 @@ export interface RunCommandOptions {
   executor: 'docker' | 'local';
   out?: string;
   repos?: string;
+  /** --allow-checkouts: where a record's own checkout path may be used from. */
+  allowCheckouts?: string;
   image?: string;
   concurrency: number;
   keepSandboxes?: boolean;
@@ -24,14 +26,11 @@ export interface RunCommandOptions {
   progress: boolean;
 }
 
-/** Where a task's repository is checked out: `--repos DIR/<name>`, else where it was extracted. */
-export function repositoryDir(task: LoadedTask, reposRoot: string | undefined): string {
-  const found = checkoutOf(task, null, reposRoot);
-  if (!found) {
-    const name = task.task.file_path.split('/')[0];
-    throw new Error(`cannot find the checkout of repository "${name}" (task ${task.task.task_id}): pass --repos DIR, where DIR/${name} is the checkout`);
-  }
-  return found;
+/** Where a task's repository is checked out: `--repos DIR/<name>`, else (if allowed) where it was extracted. */
+export function repositoryDir(task: LoadedTask, reposRoot: string | undefined, allowCheckouts?: string): string {
+  const found = locateCheckout(task, { reposRoot, allowRecorded: allowCheckouts });
+  if (found.checkout === null) throw new Error(`task ${task.task.task_id}: ${found.reason}`);
+  return found.checkout;
 }
 
 export async function runRun(taskFiles: string[], opts: RunCommandOptions, signal: AbortSignal): Promise<number> {
@@ -51,7 +50,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   const worker = async (): Promise<void> => {
     while (next < generations.length && !signal.aborted) {
       const g = generations[next++];
-      const repoDir = repositoryDir(g.task, opts.repos);
+      const repoDir = repositoryDir(g.task, opts.repos, opts.allowCheckouts);
       const evaluation = await evaluateTest(g.task.task, g.task.language, g.testCode, {
         executor,
         repoDir,

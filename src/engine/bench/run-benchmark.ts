@@ -18,6 +18,8 @@ export interface BenchmarkPlan {
   dataset: string[];
   manifest?: string;
   repos?: string;
+  /** Without manifest and repos: the folder a task record's own checkout path must lie in to be used. */
+  allowCheckouts?: string;
   /** Comma-separated languages. */
   lang?: string;
   limit?: number;
@@ -87,7 +89,7 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
   let selected = tasks.filter((t) => !languages || languages.has(t.language));
   if (plan.limit) selected = selected.slice(0, plan.limit);
   const manifest = plan.manifest ? loadManifest(plan.manifest) : null;
-  const checked = checkTasks(selected, manifest, plan.repos);
+  const checked = checkTasks(selected, manifest, plan.repos, plan.allowCheckouts);
   for (const w of checked.warnings) io.log(`warning: ${w}`);
 
   const executor = await services.executor();

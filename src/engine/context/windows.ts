@@ -4,6 +4,7 @@ import type { LanguageId } from '../parse/grammars';
 import { parseWithDeadline } from '../parse/parse';
 import { testGatedItems } from './file';
 import type { TaskRecord } from '../tasks/record';
+import { pathInRepository } from '../tasks/task-path';
 import type { RetrievedWindow } from './types';
 
 /** Where a window's text occurs: repository-relative path, 1-based inclusive lines. */
@@ -91,7 +92,7 @@ export function compareLocations(a: WindowLocation, b: WindowLocation): number {
 
 /** The focal file's path inside the repository: `file_path` is `<repo folder>/<path in repo>`. */
 export function focalRelPath(task: TaskRecord): string {
-  return task.file_path.split('/').slice(1).join('/');
+  return pathInRepository(task.file_path);
 }
 
 /** The identifier alone: `Base.show` -> `show`, `fn{T}` -> `fn` (Julia), `valid?` stays. */

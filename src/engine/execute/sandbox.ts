@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TaskRecord } from '../tasks/record';
+import { pathInRepository } from '../tasks/task-path';
 
 /** Folders never copied into a sandbox: history, build products, our own scratch space. */
 const NOT_COPIED = new Set(['.git', '.hg', '.svn', 'target', 'node_modules', '.xrt', 'coverage', '.phpunit.cache']);
@@ -24,8 +25,8 @@ export interface Sandbox {
 
 /** The focal file's path inside its repository: `file_path` without the repository folder in front. */
 export function focalPathInRepo(task: TaskRecord): string {
-  const parts = task.file_path.split('/');
-  return parts.slice(1).join('/');
+  // The one check of a dataset's path (src/engine/tasks/task-path.ts): throws on '..', absolute, empty segments.
+  return pathInRepository(task.file_path);
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { focalPathInRepo } from '../execute/sandbox';
 import type { TaskRecord } from '../tasks/record';
+import { focalFileIn, taskPathProblem } from '../tasks/task-path';
 
 /**
  * A run folder's `checkouts.json`: `{"<repository name>": "<absolute checkout path>"}`, written by the
@@ -72,7 +72,10 @@ export type FocalSource = { kind: 'checkout'; file: string } | { kind: 'task'; w
  */
 export function focalSourceIn(checkout: string | undefined, task: Pick<TaskRecord, 'file_path' | 'file_content'>): FocalSource {
   if (!checkout) return { kind: 'task', why: 'no checkout of its repository was given' };
-  const file = path.join(checkout, focalPathInRepo(task as TaskRecord));
+  // A results file is input too: a row whose path leaves the checkout is shown from its own copy.
+  const bad = taskPathProblem(task.file_path);
+  if (bad) return { kind: 'task', why: `its file_path ${bad}` };
+  const file = focalFileIn(checkout, task.file_path);
   if (!fs.existsSync(file)) return { kind: 'task', why: `${file} does not exist` };
   if (fs.readFileSync(file, 'utf8') !== task.file_content) return { kind: 'task', why: `${file} changed since the run` };
   return { kind: 'checkout', file };

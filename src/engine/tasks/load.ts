@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { parseLanguageId, type LanguageId } from '../languages';
 import { readJsonl, type JsonlProblem } from './jsonl';
 import type { TaskRecord } from './record';
+import { repositoryNameProblem, TASK_PATH_RULE, taskPathProblem } from './task-path';
 
 /**
  * What a task record must have to be used. Loose where the release is loose (task_id is an int there,
@@ -69,6 +70,16 @@ export async function loadTasks(inputs: readonly string[]): Promise<LoadResult> 
         continue;
       }
       const task = value as unknown as TaskRecord;
+      const pathProblem = taskPathProblem(task.file_path);
+      if (pathProblem) {
+        problems.push({ file, line, message: `refused: file_path ${JSON.stringify(task.file_path)} ${pathProblem}; ${TASK_PATH_RULE}. Fix or drop this record` });
+        continue;
+      }
+      const nameProblem = task.repository ? repositoryNameProblem(task.repository.name) : null;
+      if (nameProblem) {
+        problems.push({ file, line, message: `refused: repository.name ${JSON.stringify(task.repository!.name)} ${nameProblem}; it must be one folder name. Fix or drop this record` });
+        continue;
+      }
       const language = parseLanguageId(task.language);
       if (!language) {
         problems.push({ file, line, message: `unknown language ${JSON.stringify(task.language)} (expected rust, go, php, ruby or julia)` });

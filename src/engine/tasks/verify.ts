@@ -1,5 +1,6 @@
 import { adapterFor, type LanguageId } from '../languages';
 import type { TaskRecord } from './record';
+import { pathInRepository } from './task-path';
 
 export type TaskIssue = 'focal-code-mismatch' | 'lines-out-of-range' | 'from-test-file';
 
@@ -16,7 +17,7 @@ export function verifyTask(task: TaskRecord, language: LanguageId): TaskIssue[] 
   else if (lines.slice(start_line - 1, end_line).join('\n').replace(/\r$/, '') !== task.focal_code.replace(/\r$/, '')) {
     issues.push('focal-code-mismatch');
   }
-  const inRepo = task.file_path.split('/').slice(1).join('/');
+  const inRepo = pathInRepository(task.file_path);
   if (adapterFor(language).isTestFile(inRepo)) issues.push('from-test-file');
   return issues;
 }
