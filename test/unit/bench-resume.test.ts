@@ -48,7 +48,7 @@ describe('bench: resumable across SIGKILL', function () {
   });
   after(() => dir && fs.rmSync(dir, { recursive: true, force: true }));
 
-  const bench = (runDir: string): string[] => [CLI, 'bench', '--dataset', tasks, '--executor', 'local', '--run-dir', runDir, '--concurrency', '2', '--no-progress'];
+  const bench = (runDir: string): string[] => [CLI, 'bench', '--dataset', tasks, '--allow-checkouts', path.dirname(fixture('textkit-php')), '--executor', 'local', '--run-dir', runDir, '--concurrency', '2', '--no-progress'];
 
   it('killed at 10 random points and resumed each time, it ends with the same summary as an uninterrupted run, no record lost or doubled', async () => {
     const whole = path.join(dir, 'whole');

@@ -101,7 +101,7 @@ describe('xrepotest run and report (bundled CLI, local executor)', function () {
       ].join('\n') + '\n',
     );
     const results = path.join(dir, 'results.jsonl');
-    const run = cli(['run', tasks, '--tests', gens, '--executor', 'local', '--out', results, '--no-progress', '--concurrency', '2']);
+    const run = cli(['run', tasks, '--tests', gens, '--repos', path.dirname(fixture('textkit-php')), '--executor', 'local', '--out', results, '--no-progress', '--concurrency', '2']);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stderr, /gens\.jsonl:3: no task with task_id 9999/);
     const records = fs.readFileSync(results, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

@@ -55,7 +55,7 @@ describe('extract -> generate -> run -> report, with the baseline and replay pro
     assert.ok(records.every((r) => r.baseline === true && r.provider === 'baseline' && r.test_code.length > 0 && r.raw_response.includes('```')));
 
     const results = path.join(dir, 'baseline-results.jsonl');
-    const run = cli(['run', tasks, '--tests', gens, '--executor', 'local', '--out', results, '--no-progress']);
+    const run = cli(['run', tasks, '--tests', gens, '--repos', 'test/fixtures', '--executor', 'local', '--out', results, '--no-progress']);
     assert.equal(run.code, 0, run.stderr);
     const report = cli(['report', results, '--format', 'json']);
     const summary = JSON.parse(report.stdout);
@@ -70,7 +70,7 @@ describe('extract -> generate -> run -> report, with the baseline and replay pro
     const again = fs.readFileSync(replayed, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.deepEqual(again.map((r) => r.test_code), records.map((r) => r.test_code));
     const replayResults = path.join(dir, 'replay-results.jsonl');
-    assert.equal(cli(['run', tasks, '--tests', replayed, '--executor', 'local', '--out', replayResults, '--no-progress']).code, 0);
+    assert.equal(cli(['run', tasks, '--tests', replayed, '--repos', 'test/fixtures', '--executor', 'local', '--out', replayResults, '--no-progress']).code, 0);
     const replaySummary = JSON.parse(cli(['report', replayResults, '--format', 'json']).stdout);
     for (const key of ['total_samples', 'compiled_rate', 'test_pass_rate', 'line_coverage', 'invocation_rate']) assert.equal(replaySummary[key], summary[key], key);
   });
