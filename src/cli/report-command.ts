@@ -8,6 +8,7 @@ import { comparisonJson, reportJson } from '../engine/report/json';
 import { comparisonMarkdown, reportMarkdown } from '../engine/report/markdown';
 import { comparisonHtml, reportHtml } from '../engine/report/html';
 import { loadResults } from '../engine/report/load';
+import { duplicatesNote } from '../engine/report/dedupe';
 import { fmtP } from '../engine/report/format';
 import { stars } from '../engine/report/compare';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../engine/report/bootstrap';
@@ -60,9 +61,10 @@ function writeOutput(text: string, out: string | undefined): void {
 }
 
 async function load(inputs: string[]): Promise<ResultRecord[]> {
-  const { results, problems, skipped } = await loadResults(inputs);
+  const { results, problems, skipped, duplicates } = await loadResults(inputs);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   for (const f of skipped) process.stderr.write(`${f}: no result records, skipped\n`);
+  if (duplicates) process.stderr.write(`${inputs.join(', ')}: ${duplicatesNote(duplicates)}\n`);
   return results;
 }
 

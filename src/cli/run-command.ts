@@ -6,6 +6,7 @@ import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
 import { locateCheckout } from '../engine/tasks/manifest';
 import { summarizeByLanguage, toResultRecord, type ResultRecord } from '../engine/store/results';
+import { acquireLockFile } from '../engine/store/run-lock';
 import { createExecutor, environmentImages } from './executors';
 import { createProgress } from './progress';
 import { formatSummaryText } from './report-command';
@@ -42,6 +43,9 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   if (!generations.length) throw new Error('nothing to run: no generation matched a task (see the lines above)');
   const executor = await createExecutor(opts.executor);
   const imageFor = environmentImages(executor, opts.image);
+  // Two runs writing one --out file would truncate and interleave each other's results.
+  const lock = opts.out ? acquireLockFile(`${opts.out}.lock`, opts.out, 'run') : null;
+  for (const line of lock?.tookOver ?? []) process.stderr.write(`${line}\n`);
   const out = opts.out ? fs.openSync(opts.out, 'w') : null;
   const results: ResultRecord[] = [];
   const progress = createProgress('run', opts.progress);
@@ -76,6 +80,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   } finally {
     progress.stop();
     if (out !== null) fs.closeSync(out);
+    lock?.release();
   }
   if (!opts.out) for (const r of results) process.stdout.write(JSON.stringify(r) + '\n');
   process.stderr.write(formatSummaryText(summarizeByLanguage(results)) + '\n');

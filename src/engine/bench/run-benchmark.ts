@@ -4,13 +4,15 @@ import type { Executor } from '../execute/types';
 import type { Prompt, Provider } from '../generate/types';
 import { parseLanguageId, type LanguageId } from '../languages';
 import { buildReport } from '../report/report';
+import { dedupeSlots, duplicatesNote } from '../report/dedupe';
 import { reportHtml } from '../report/html';
 import { reportJson } from '../report/json';
 import { reportMarkdown } from '../report/markdown';
 import { summarizeByLanguage, type ResultRecord, type Summary } from '../store/results';
 import { formatProblem } from '../tasks/jsonl';
 import { loadTasks } from '../tasks/load';
-import { checkTasks, loadManifest } from '../tasks/manifest';
+import { checkTasks, loadManifest, type CheckedTasks } from '../tasks/manifest';
+import { acquireRunLock } from '../store/run-lock';
 import { runBench, type BenchHooks, type BenchProgress, type BenchSettings, type BenchTask } from './bench';
 
 /** Which tasks, where their checkouts are, and where the run goes. */
@@ -102,7 +104,17 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
     checked.excluded.push(...gone.map((u) => ({ task: u.task, reason: why })));
     io.log(`excluded ${gone.length} ${language} tasks: ${why}`);
   }
-  fs.mkdirSync(plan.runDir, { recursive: true });
+  // One process per run folder from here on: a second would run every task again and double the results.
+  const lock = acquireRunLock(plan.runDir, 'bench');
+  for (const line of lock.tookOver) io.log(line);
+  try {
+    return await runLocked(plan, services, io, checked, executor);
+  } finally {
+    lock.release();
+  }
+}
+
+async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo, checked: CheckedTasks, executor: Executor): Promise<BenchmarkOutcome> {
   if (checked.excluded.length) {
     fs.writeFileSync(
       path.join(plan.runDir, 'excluded.jsonl'),
@@ -139,6 +151,10 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
     onProgress: io.onProgress,
   }).finally(() => builder.close());
 
+  // A folder once shared by two processes (before the lock) may hold a slot twice: count it once.
+  const deduped = dedupeSlots(outcome.results);
+  if (deduped.dropped) io.log(`${plan.runDir}: ${duplicatesNote(deduped.dropped)}`);
+  outcome.results = deduped.results;
   const summary = summarizeByLanguage(outcome.results);
   fs.writeFileSync(path.join(plan.runDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n');
   // The full report (tables with intervals, charts) is derived from the results, never the other way.

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ResultRecord } from '../store/results';
 import { readJsonl, type JsonlProblem } from '../tasks/jsonl';
+import { dedupeSlots } from './dedupe';
 
 export function isResultRecord(v: unknown): v is ResultRecord {
   const r = v as ResultRecord | null;
@@ -23,6 +24,8 @@ export interface LoadedResults {
   problems: JsonlProblem[];
   /** Files in a folder that hold no result records (tasks, generations): left out, not errors. */
   skipped: string[];
+  /** Rows dropped because a later row had the same slot (dedupe.ts). */
+  duplicates: number;
 }
 
 /**
@@ -62,5 +65,6 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
       problems.push(...own);
     }
   }
-  return { results, problems, skipped };
+  const deduped = dedupeSlots(results);
+  return { results: deduped.results, problems, skipped, duplicates: deduped.dropped };
 }

@@ -4,7 +4,21 @@ import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from '.
 import type { ComparisonReport, Report } from './report';
 import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
 
-const esc = (s: string): string => s.replace(/\\/g, '\\\\').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/**
+ * Text the report did not write itself (repository, model, mode and language names from result rows,
+ * labels from file names) shown as text: no raw HTML (a renderer that allows it would run it), no
+ * link, image, emphasis or code span, no table cell break, no new line.
+ */
+export function escapeMarkdown(s: unknown): string {
+  return String(s)
+    .replace(/[\u0000-\u001f\u007f\u0085\u2028\u2029]+/g, ' ')
+    .replace(/[\\`*_[\]|~$]/g, '\\$&')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;');
+}
+
+const esc = escapeMarkdown;
 
 function table(head: string[], rows: string[][], align: Array<'l' | 'r'> = []): string {
   const sep = head.map((_, i) => ((align[i] ?? (i === 0 ? 'l' : 'r')) === 'r' ? '---:' : '---'));
@@ -52,8 +66,8 @@ function header(report: Report): string {
   const lines = [
     `# ${esc(report.label)}`,
     '',
-    `${t.slots} slots (${t.tasks} tasks, ${t.passing} passing) in ${t.languages.length} language(s): ${t.languages.join(', ') || '—'}; ` +
-      `modes: ${t.modes.join(', ') || '—'}; models: ${t.models.join(', ') || '—'}; ${t.repositories} repositories.`,
+    `${t.slots} slots (${t.tasks} tasks, ${t.passing} passing) in ${t.languages.length} language(s): ${t.languages.map(esc).join(', ') || '—'}; ` +
+      `modes: ${t.modes.map(esc).join(', ') || '—'}; models: ${t.models.map(esc).join(', ') || '—'}; ${t.repositories} repositories.`,
     '',
     `Every rate divides by all slots (a slot that did not build counts as 0); Cov@Pass and MS@Pass divide by passing slots. ` +
       `Intervals: ${Math.round(report.statistics.level * 100)}% ${report.statistics.method}; ${report.statistics.resamples} resamples, seed ${report.statistics.seed}.`,
@@ -110,7 +124,7 @@ export function comparisonMarkdown(cmp: ComparisonReport): string {
   const [a, b] = cmp.runs;
   const parts = [`# Comparison: ${esc(a.label)} vs ${esc(b.label)}`, comparisonTableMarkdown(cmp.comparison)];
   for (const run of cmp.runs) {
-    const t = { ...run.tables.languages, title: `${run.label}: per language` };
+    const t = { ...run.tables.languages, title: `${esc(run.label)}: per language` };
     parts.push(metricTableMarkdown(t, metricsShown(run)));
     if (run.totals.baselineSlots) parts.push(`${run.totals.baselineSlots} of ${run.totals.slots} slots come from the offline baseline provider. ${BASELINE_LEGEND}`);
   }

@@ -1,0 +1,31 @@
+import type { ResultRecord } from '../store/results';
+
+/**
+ * A slot is one (task, sample, round) of one experiment (provider, model, mode). A results file can
+ * hold a slot twice (two processes once ran on one folder, files concatenated by hand); counting both
+ * would weigh that slot double, so the report keeps one row per slot: the last written.
+ */
+export function slotKey(r: ResultRecord): string {
+  const x = r.xrt ?? ({} as ResultRecord['xrt']);
+  const task = typeof r.id === 'string' ? r.id : `${x.language}:${String(r.task_id)}`;
+  return JSON.stringify([task, x.provider ?? null, x.model ?? null, x.mode ?? null, x.baseline === true, x.sample ?? 0, x.round ?? 0]);
+}
+
+export interface DedupedResults {
+  results: ResultRecord[];
+  /** Rows dropped because a later row had the same slot. */
+  dropped: number;
+}
+
+/** One row per slot, the last one kept, in the order the kept rows were written. */
+export function dedupeSlots(results: readonly ResultRecord[]): DedupedResults {
+  const last = new Map<string, number>();
+  results.forEach((r, i) => last.set(slotKey(r), i));
+  const kept = results.filter((r, i) => last.get(slotKey(r)) === i);
+  return { results: kept, dropped: results.length - kept.length };
+}
+
+/** The line said when rows were dropped. */
+export function duplicatesNote(dropped: number): string {
+  return `dropped ${dropped} duplicate result row${dropped === 1 ? '' : 's'} (same task, sample and round of the same provider, model and mode; the last row of each is kept)`;
+}
