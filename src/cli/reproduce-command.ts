@@ -16,6 +16,8 @@ import type { Manifest } from '../engine/tasks/manifest';
 import { runBenchCommand } from './bench-command';
 import { DEFAULT_DATASET_DIR } from './dataset-command';
 import { DEFAULT_CONCURRENCY } from './run-command';
+import { acquireRunLock } from '../engine/store/run-lock';
+import { repositoryFolderOf } from '../engine/tasks/task-path';
 
 /**
  * Seconds one task spends being compiled, run and scored in a container, and waiting for a reply.
@@ -182,17 +184,22 @@ export async function runReproduce(opts: ReproduceOptions, signal: AbortSignal):
   }
 
   // The repositories as the images hold them; the manifest points each repo_dir at its copy.
-  fs.mkdirSync(runDir, { recursive: true });
+  // Locked while the checkouts and the manifest are written; the bench below takes the lock itself.
+  const lock = acquireRunLock(runDir, 'reproduce');
   const manifest: Manifest = { repositories: {} };
-  for (const [language, ts] of byLanguage) {
-    for (const repoDir of new Set(ts.map((t) => t.task.file_path.split('/')[0]))) {
-      if (manifest.repositories[repoDir]) throw new Error(`${repoDir} is a repository folder of two languages; run them apart with --lang`);
-      const checkout = await publishedCheckout(docker, images[language]!, language, repoDir, path.join(runDir, 'checkouts'));
-      manifest.repositories[repoDir] = { checkout: path.relative(runDir, checkout), commit: null };
-    }
-  }
   const manifestFile = path.join(runDir, 'manifest.json');
-  fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2) + '\n');
+  try {
+    for (const [language, ts] of byLanguage) {
+      for (const repoDir of new Set(ts.map((t) => repositoryFolderOf(t.task.file_path)))) {
+        if (manifest.repositories[repoDir]) throw new Error(`${repoDir} is a repository folder of two languages; run them apart with --lang`);
+        const checkout = await publishedCheckout(docker, images[language]!, language, repoDir, path.join(runDir, 'checkouts'));
+        manifest.repositories[repoDir] = { checkout: path.relative(runDir, checkout), commit: null };
+      }
+    }
+    fs.writeFileSync(manifestFile, JSON.stringify(manifest, null, 2) + '\n');
+  } finally {
+    lock.release();
+  }
 
   return runBenchCommand(
     {

@@ -7,6 +7,8 @@ import { escapeMarkdown } from '../../src/engine/report/markdown';
 import { dedupeSlots } from '../../src/engine/report/dedupe';
 import { acquireRunLock, processStartOf, RUN_LOCK_NAME, RunLockedError, type LockOwner } from '../../src/engine/store/run-lock';
 import type { ResultRecord } from '../../src/engine/store/results';
+import { loadGenerations } from '../../src/engine/tasks/generations';
+import { loadTasks } from '../../src/engine/tasks/load';
 import { CLI, REPO_ROOT } from '../helpers/paths';
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
@@ -168,6 +170,26 @@ describe('hostile run folders and reports', function () {
       assert.deepEqual(deduped.results.map((x) => [x.task_id, x.xrt.sample, x.checks[0].tests]), [[1, 0, true], [2, 0, false], [3, 0, false], [3, 1, true]]);
       // Other models' rows for the same task are other slots, never duplicates.
       assert.equal(dedupeSlots([row({ task: 1, passed: true }), row({ task: 1, passed: true, model: 'model-y' })]).dropped, 0);
+    });
+  });
+
+  describe('generations: one slot, one line', () => {
+    it('numbers lines without a sample after the earlier ones, and names a line that repeats a numbered slot', async () => {
+      const tasks = path.join(dir, 'tasks.jsonl');
+      fs.writeFileSync(tasks, fs.readFileSync(path.join(REPO_ROOT, 'examples/fixtures/tasks.jsonl'), 'utf8').split('\n')[0] + '\n');
+      const { tasks: loaded } = await loadTasks([tasks]);
+      const t = loaded[0].task;
+      const gens = path.join(dir, 'gens.jsonl');
+      writeJsonl(gens, [
+        { task_id: t.task_id, test_code: 'a' },
+        { task_id: t.task_id, response: ['b', 'c'], status: 'success' },
+        { task_id: t.task_id, sample: 1, test_code: 'd' },
+      ]);
+      const { generations, problems } = await loadGenerations([gens], loaded);
+      assert.deepEqual(generations.map((g) => [g.sample, g.testCode]), [[0, 'a'], [1, 'b'], [2, 'c'], [1, 'd']]);
+      assert.equal(problems.length, 1);
+      assert.equal(problems[0].line, 3);
+      assert.match(problems[0].message, /sample 1 \(round 0\) of this task is also on an earlier line/);
     });
   });
 

@@ -50,6 +50,7 @@ export async function loadGenerations(files: readonly string[], tasks: readonly 
     byTaskId.set(key, [...(byTaskId.get(key) ?? []), t]);
   }
   const generations: Generation[] = [];
+  const usedSamples = new Map<string, Set<number>>();
   for (const file of files) {
     for await (const { line, value } of readJsonl(file, problems)) {
       const g = value as RawGeneration;
@@ -88,7 +89,17 @@ export async function loadGenerations(files: readonly string[], tasks: readonly 
         model: g.model ?? null,
         baseline: g.baseline === true,
       };
-      codes.forEach((testCode, i) => generations.push({ task, sample: (g.sample ?? 0) + i, testCode, origin }));
+      // A slot is (task, sample, round) of one experiment: lines that give no sample number are numbered
+      // after the ones already seen, so two lines for one task never claim the same slot.
+      const slot = JSON.stringify([task.task.id ?? `${task.language}:${task.task.task_id}`, origin.round, origin.provider, origin.model, origin.mode, origin.baseline]);
+      const used = (usedSamples.get(slot) ?? usedSamples.set(slot, new Set()).get(slot))!;
+      const first = typeof g.sample === 'number' ? g.sample : used.size ? Math.max(...used) + 1 : 0;
+      codes.forEach((testCode, i) => {
+        const sample = first + i;
+        if (used.has(sample)) fail(`sample ${sample} (round ${origin.round}) of this task is also on an earlier line: both run, and a report counts only the later one`);
+        used.add(sample);
+        generations.push({ task: task!, sample, testCode, origin });
+      });
     }
   }
   return { generations, problems };
