@@ -56,6 +56,8 @@ export function registerBench(state: ServerState): void {
         dataset: [dataset.tasks],
         manifest: 'manifest' in dataset ? dataset.manifest : undefined,
         repos: 'repos' in dataset ? dataset.repos : undefined,
+        // The open folder's own tasks record that folder as their checkout: the one place they may name.
+        allowCheckouts: params.dataset.kind === 'workspace' ? path.resolve(params.dataset.folder) : undefined,
         lang: params.lang,
         limit: params.limit,
         runDir,
