@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -86,6 +88,39 @@ describe('hostile run folders and reports', function () {
         held.release();
       }
       assert.ok(!fs.existsSync(path.join(runDir, RUN_LOCK_NAME)), 'released');
+    });
+
+    it('two real `bench` processes: while the first waits on its model, the second refuses; the first, stopped, leaves no lock', async () => {
+      // A model endpoint that takes requests and never answers: the first bench holds the folder meanwhile.
+      let asked!: () => void;
+      const requested = new Promise<void>((resolve) => (asked = resolve));
+      const server = http.createServer(() => asked());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      const port = (server.address() as AddressInfo).port;
+      const runDir = path.join(dir, 'run');
+      const common = ['bench', '--dataset', 'examples/fixtures/tasks.jsonl', '--manifest', 'examples/fixtures/manifest.json', '--lang', 'go', '--limit', '1', '--executor', 'local', '--run-dir', runDir, '--no-progress'];
+      const first = spawn(process.execPath, [CLI, ...common, '--provider', 'openai-compatible', '--base-url', `http://127.0.0.1:${port}/v1`, '--model', 'slow', '--no-cache'], { cwd: REPO_ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+      let firstErr = '';
+      first.stderr!.on('data', (d) => (firstErr += String(d)));
+      const exited = new Promise<number | null>((resolve) => first.on('exit', (code) => resolve(code)));
+      try {
+        await Promise.race([requested, exited.then(() => assert.fail(`the first bench ended before asking its model:\n${firstErr}`))]);
+        const second = cli([...common, '--provider', 'baseline']);
+        assert.equal(second.code, 1, second.stderr);
+        assert.match(second.stderr, new RegExp(`is in use by process ${first.pid} \\(bench\\) on ${os.hostname()}`));
+        // The first has opened its logs; the second added nothing to them.
+        const results = path.join(runDir, 'results.jsonl');
+        assert.equal(fs.existsSync(results) ? fs.readFileSync(results, 'utf8') : '', '', 'the second ran nothing');
+        assert.equal(lockOf(runDir).pid, first.pid);
+      } finally {
+        first.kill('SIGINT');
+        const guard = setTimeout(() => first.kill('SIGKILL'), 60_000);
+        await exited;
+        clearTimeout(guard);
+        server.closeAllConnections();
+        server.close();
+      }
+      assert.ok(!fs.existsSync(path.join(runDir, RUN_LOCK_NAME)), `the stopped bench removed its lock:\n${firstErr}`);
     });
 
     it('`run --out` locks its output file the same way', () => {
