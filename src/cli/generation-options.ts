@@ -106,7 +106,7 @@ export function promptBuilder(opts: GenerationCliOptions, signal?: AbortSignal):
             if (!published) throw new Error(`task ${request.task.id ?? request.task.task_id} carries no published LSP context: load the release's lsp file`);
             return published;
           }
-          if (!request.repoDir) throw new Error('mode lsp needs the checkout of the task\'s repository (--repos DIR)');
+          if (!request.repoDir) throw new Error('mode lsp needs the checkout of the task\'s repository (--repos DIR, or --allow-checkouts ROOT for the folder the task records)');
           let resolver = resolvers.get(request.repoDir);
           if (!resolver) resolvers.set(request.repoDir, (resolver = new HeadlessResolver({ root: request.repoDir })));
           return buildLspContext(request.task, request.language, request.repoDir, resolver);
