@@ -99,7 +99,10 @@ export function cappedFetch(provider: string, maxBytes = MAX_REPLY_BODY_BYTES, i
     const declared = Number(response.headers.get('content-length'));
     if (Number.isFinite(declared) && declared > maxBytes) {
       await response.body?.cancel().catch(() => undefined);
-      throw tooBig(mib(declared));
+      // Failing the body, not the fetch: the SDKs report a failed fetch as "connection error".
+      const error = tooBig(mib(declared));
+      const refused = new ReadableStream<Uint8Array>({ start: (c) => c.error(error) });
+      return new Response(refused, { status: response.status, statusText: response.statusText, headers: response.headers });
     }
     if (!response.body) return response;
     let seen = 0;
