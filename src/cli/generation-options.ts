@@ -61,7 +61,7 @@ export function addContextOptions(cmd: Command): Command {
 }
 
 export function addGenerationOptions(cmd: Command): Command {
-  return addContextOptions(cmd)
+  addContextOptions(cmd)
     .option('--provider <name>', `${[...PROVIDER_NAMES, 'baseline'].join(', ')} (default: baseline, the offline lower bound)`)
     .option('--model <name>', 'the model (anthropic, openai, openai-compatible)')
     .option('--base-url <url>', 'the API base URL (openai-compatible: required; others: a proxy or gateway)')
@@ -70,7 +70,13 @@ export function addGenerationOptions(cmd: Command): Command {
     .option('--max-tokens <n>', 'most output tokens (the paper: 4096)', number, PAPER_PARAMS.maxTokens)
     .option('--top-p <p>', 'nucleus sampling (the paper: 1)', number, PAPER_PARAMS.topP)
     .option('--cache-dir <dir>', 'response cache (a rerun costs nothing)', path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'responses'))
-    .option('--no-cache', 'call the API even when the same request was answered before')
+    .option('--no-cache', 'call the API even when the same request was answered before');
+  return addRequestOptions(cmd);
+}
+
+/** How long one provider request may take and how often it is retried (an endpoint can hang). */
+export function addRequestOptions(cmd: Command): Command {
+  return cmd
     .option('--request-timeout <seconds>', 'abandon a provider request with no reply after this long (default 300)', positiveSeconds)
     .option('--retries <n>', 'retry a failed or timed-out provider request this many times (default 3)', retryCount);
 }

@@ -343,7 +343,10 @@ describe('hostile providers', function () {
       const bad = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--request-timeout', '0', '--out', out]);
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--request-timeout/);
-      assert.ok(buildProgram().commands.find((c) => c.name() === 'bench')!.options.some((o) => o.long === '--retries'), 'bench takes --retries too');
+      for (const name of ['generate', 'bench', 'reproduce']) {
+        const options = buildProgram().commands.find((c) => c.name() === name)!.options.map((o) => o.long);
+        assert.ok(options.includes('--request-timeout') && options.includes('--retries'), `${name}: ${options.join(' ')}`);
+      }
     });
 
     it('editor settings: xrepotest.requests.timeoutSeconds / retries reach the provider', async () => {
