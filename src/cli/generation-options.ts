@@ -39,9 +39,12 @@ function number(value: string): number {
   return n;
 }
 
+/** A day at most: longer is no limit at all, and timers past ~24.8 days would fire at once. */
+export const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
 function positiveSeconds(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a number of seconds above 0');
+  if (!Number.isFinite(n) || n <= 0 || n > MAX_REQUEST_TIMEOUT_SECONDS) throw new InvalidArgumentError(`expected a number of seconds above 0, at most ${MAX_REQUEST_TIMEOUT_SECONDS}`);
   return n;
 }
 

@@ -48,7 +48,8 @@ function requestLimits(settings: EngineSettings): { timeoutMs?: number; maxRetri
   const t = settings.requestTimeoutSeconds;
   const r = settings.requestRetries;
   return {
-    ...(typeof t === 'number' && Number.isFinite(t) && t > 0 ? { timeoutMs: Math.round(t * 1000) } : {}),
+    // At most a day: timers past ~24.8 days would fire at once.
+    ...(typeof t === 'number' && Number.isFinite(t) && t > 0 ? { timeoutMs: Math.round(Math.min(t, 86_400) * 1000) } : {}),
     ...(typeof r === 'number' && Number.isInteger(r) && r >= 0 ? { maxRetries: Math.min(r, 20) } : {}),
   };
 }

@@ -343,6 +343,9 @@ describe('hostile providers', function () {
       const bad = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--request-timeout', '0', '--out', out]);
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--request-timeout/);
+      const huge = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--request-timeout', '9999999', '--out', out]);
+      assert.notEqual(huge.code, 0, 'a timeout past what a timer can hold is refused, not turned into an instant one');
+      assert.match(huge.stderr, /at most 86400/);
       for (const name of ['generate', 'bench', 'reproduce']) {
         const options = buildProgram().commands.find((c) => c.name() === name)!.options.map((o) => o.long);
         assert.ok(options.includes('--request-timeout') && options.includes('--retries'), `${name}: ${options.join(' ')}`);
