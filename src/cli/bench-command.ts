@@ -4,6 +4,7 @@ import { DockerExecutor } from '../engine/execute/docker';
 import type { LanguageId } from '../engine/languages';
 import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
 import { formatSummaryText } from '../engine/report/summary-text';
+import { forTerminal } from '../engine/util/terminal';
 import { createExecutor, environmentImages } from './executors';
 import { contextMode, params, promptBuilder, providerFrom, providerName, type GenerationCliOptions } from './generation-options';
 
@@ -36,7 +37,8 @@ function duration(ms: number): string {
 
 /** Generate, run and score a whole dataset into a run folder; rerun with the same folder to resume. */
 export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSignal): Promise<number> {
-  const log = (line: string): void => void process.stderr.write(`${line}\n`);
+  // Lines can name models and quote provider errors and reasons: no control characters of theirs are printed.
+  const log = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
   const isTty = process.stderr.isTTY && opts.progress;
   let lastLine = 0;
   const outcome = await runBenchmark(

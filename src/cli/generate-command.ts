@@ -6,6 +6,7 @@ import { AppendLog } from '../engine/store/append-log';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
 import { locateCheckout } from '../engine/tasks/manifest';
+import { forTerminal } from '../engine/util/terminal';
 import { createExecutor } from './executors';
 import { params, promptBuilder, providerFrom, type GenerationCliOptions } from './generation-options';
 import { createProgress } from './progress';
@@ -81,8 +82,9 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
     await builder.close();
   }
   const label = provider.isBaseline ? ' (the offline baseline: a lower bound, not a model)' : '';
-  process.stderr.write(`wrote ${out.records.length} generations for ${done} tasks to ${opts.out}${label}; ${tokens} tokens, $${cost.toFixed(4)}\n`);
-  for (const r of out.records.filter((x) => x.error).slice(0, 5)) process.stderr.write(`  task ${r.task_id} sample ${r.sample}: ${r.error}\n`);
+  process.stderr.write(forTerminal(`wrote ${out.records.length} generations for ${done} tasks to ${opts.out}${label}; ${tokens} tokens, $${cost.toFixed(4)}`) + '\n');
+  // Provider errors quote the server: printed without its control characters.
+  for (const r of out.records.filter((x) => x.error).slice(0, 5)) process.stderr.write(forTerminal(`  task ${r.task_id} sample ${r.sample}: ${r.error}`) + '\n');
   return signal.aborted ? 130 : 0;
 }
 

@@ -23,6 +23,10 @@ export interface GenerationCliOptions {
   topP: number;
   cacheDir?: string;
   cache: boolean;
+  /** Seconds one provider request may take before it is abandoned (and retried). */
+  requestTimeout?: number;
+  /** Retries of a failed or timed-out provider request, after the first attempt. */
+  retries?: number;
   embedUrl?: string;
   embedModel?: string;
   publishedContext?: boolean;
@@ -32,6 +36,21 @@ export interface GenerationCliOptions {
 function number(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n)) throw new InvalidArgumentError('expected a number');
+  return n;
+}
+
+/** A day at most: longer is no limit at all, and timers past ~24.8 days would fire at once. */
+export const MAX_REQUEST_TIMEOUT_SECONDS = 86_400;
+
+function positiveSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > MAX_REQUEST_TIMEOUT_SECONDS) throw new InvalidArgumentError(`expected a number of seconds above 0, at most ${MAX_REQUEST_TIMEOUT_SECONDS}`);
+  return n;
+}
+
+function retryCount(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 20) throw new InvalidArgumentError('expected a whole number from 0 to 20');
   return n;
 }
 
@@ -45,7 +64,7 @@ export function addContextOptions(cmd: Command): Command {
 }
 
 export function addGenerationOptions(cmd: Command): Command {
-  return addContextOptions(cmd)
+  addContextOptions(cmd)
     .option('--provider <name>', `${[...PROVIDER_NAMES, 'baseline'].join(', ')} (default: baseline, the offline lower bound)`)
     .option('--model <name>', 'the model (anthropic, openai, openai-compatible)')
     .option('--base-url <url>', 'the API base URL (openai-compatible: required; others: a proxy or gateway)')
@@ -55,6 +74,14 @@ export function addGenerationOptions(cmd: Command): Command {
     .option('--top-p <p>', 'nucleus sampling (the paper: 1)', number, PAPER_PARAMS.topP)
     .option('--cache-dir <dir>', 'response cache (a rerun costs nothing)', path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'responses'))
     .option('--no-cache', 'call the API even when the same request was answered before');
+  return addRequestOptions(cmd);
+}
+
+/** How long one provider request may take and how often it is retried (an endpoint can hang). */
+export function addRequestOptions(cmd: Command): Command {
+  return cmd
+    .option('--request-timeout <seconds>', 'abandon a provider request with no reply after this long (default 300)', positiveSeconds)
+    .option('--retries <n>', 'retry a failed or timed-out provider request this many times (default 3)', retryCount);
 }
 
 export function contextMode(opts: GenerationCliOptions): ContextMode {
@@ -82,6 +109,8 @@ export function providerFrom(opts: GenerationCliOptions, concurrency?: number): 
     replayFile: opts.replay,
     cacheDir: opts.cache ? opts.cacheDir : undefined,
     concurrency,
+    timeoutMs: opts.requestTimeout !== undefined ? Math.round(opts.requestTimeout * 1000) : undefined,
+    maxRetries: opts.retries,
   });
 }
 

@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { checkEnvironment, formatEnvironment } from '../engine/environment';
+import { forTerminal } from '../engine/util/terminal';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { registerAnnotationsCommand } from './annotations-command';
@@ -173,7 +174,8 @@ export async function main(argv: string[]): Promise<void> {
       return;
     }
     const message = (err.message ?? String(e)).replace(/^xrepotest: /, '');
-    process.stderr.write(`xrepotest: ${message}\n`);
+    // Messages quote servers, datasets and tests: no escape sequence of theirs reaches the terminal.
+    process.stderr.write(`xrepotest: ${forTerminal(message)}\n`);
     process.exitCode = (e as Error).message === 'interrupted' ? 130 : 1;
   }
 }

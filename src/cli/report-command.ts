@@ -13,6 +13,7 @@ import { fmtP } from '../engine/report/format';
 import { stars } from '../engine/report/compare';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../engine/report/bootstrap';
 import { formatSummaryText } from '../engine/report/summary-text';
+import { forTerminal } from '../engine/util/terminal';
 
 export { formatSummaryText };
 
@@ -49,7 +50,9 @@ export function formatComparisonText(cmp: ComparisonReport): string {
 
 function writeOutput(text: string, out: string | undefined): void {
   if (!out) {
-    process.stdout.write(text.endsWith('\n') ? text : text + '\n');
+    // On a terminal, names and reasons from the results cannot drive it (files keep the text as is).
+    const shown = process.stdout.isTTY ? forTerminal(text) : text;
+    process.stdout.write(shown.endsWith('\n') ? shown : shown + '\n');
     return;
   }
   // Through a temporary file, so a browser or CI viewer never opens half a report.

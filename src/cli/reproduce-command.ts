@@ -13,8 +13,10 @@ import { buildPrompt } from '../engine/prompt/templates';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
 import type { Manifest } from '../engine/tasks/manifest';
+import { forTerminal } from '../engine/util/terminal';
 import { runBenchCommand } from './bench-command';
 import { DEFAULT_DATASET_DIR } from './dataset-command';
+import { addRequestOptions } from './generation-options';
 import { DEFAULT_CONCURRENCY } from './run-command';
 import { acquireRunLock } from '../engine/store/run-lock';
 import { repositoryFolderOf } from '../engine/tasks/task-path';
@@ -54,6 +56,9 @@ export interface ReproduceOptions {
   cacheDir: string;
   cache: boolean;
   progress: boolean;
+  /** Seconds one provider request may take, and its retries (`--request-timeout`, `--retries`). */
+  requestTimeout?: number;
+  retries?: number;
 }
 
 export interface Estimate {
@@ -146,7 +151,7 @@ export async function runReproduce(opts: ReproduceOptions, signal: AbortSignal):
 
   const byLanguage = new Map<LanguageId, LoadedTask[]>();
   for (const t of selected) byLanguage.set(t.language, [...(byLanguage.get(t.language) ?? []), t]);
-  const say = (line: string): void => void process.stderr.write(`${line}\n`);
+  const say = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
   say(`reproduce: the paper's standard setting (mode standard, temperature ${PAPER_PARAMS.temperature}, ${PAPER_PARAMS.maxTokens} max tokens, 1 sample, no repair), provider ${opts.provider}${opts.model ? ` model ${opts.model}` : ''}`);
   say(`tasks: ${selected.length} (${[...byLanguage].map(([l, ts]) => `${l} ${ts.length}`).join(', ')})`);
 
@@ -224,6 +229,8 @@ export async function runReproduce(opts: ReproduceOptions, signal: AbortSignal):
       topP: PAPER_PARAMS.topP,
       cacheDir: opts.cacheDir,
       cache: opts.cache,
+      requestTimeout: opts.requestTimeout,
+      retries: opts.retries,
       k: 10,
     },
     signal,
@@ -245,7 +252,7 @@ function languages(value: string): LanguageId[] {
 }
 
 export function registerReproduceCommand(program: Command): void {
-  program
+  const cmd = program
     .command('reproduce')
     .description("run the paper's standard setting over the published dataset, in the published images, resumably")
     .requiredOption('--provider <name>', 'anthropic, openai, openai-compatible, replay (or baseline)')
@@ -263,10 +270,10 @@ export function registerReproduceCommand(program: Command): void {
     .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
     .option('--cache-dir <dir>', 'response cache', path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'responses'))
     .option('--no-cache', 'call the API even when the same request was answered before')
-    .option('--no-progress', 'no progress lines')
-    .action(async (opts: ReproduceOptions) => {
-      const controller = new AbortController();
-      process.once('SIGINT', () => controller.abort(new Error('interrupted')));
-      process.exitCode = await runReproduce(opts, controller.signal);
-    });
+    .option('--no-progress', 'no progress lines');
+  addRequestOptions(cmd).action(async (opts: ReproduceOptions) => {
+    const controller = new AbortController();
+    process.once('SIGINT', () => controller.abort(new Error('interrupted')));
+    process.exitCode = await runReproduce(opts, controller.signal);
+  });
 }

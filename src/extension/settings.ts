@@ -25,6 +25,8 @@ export function engineSettings(): EngineSettings {
     testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
     memoryMb: c.get('limits.memoryMb', d.memoryMb),
     mutation: c.get('mutation.enabled', d.mutation),
+    requestTimeoutSeconds: c.get('requests.timeoutSeconds', d.requestTimeoutSeconds),
+    requestRetries: c.get('requests.retries', d.requestRetries),
   };
 }
 

@@ -37,9 +37,21 @@ export function providerFor(settings: EngineSettings, credentials: Credentials |
     baseUrl: settings.baseUrl || undefined,
     apiKey: credentials?.apiKey,
     replayFile: settings.replayFile || undefined,
+    ...requestLimits(settings),
     // Only what the editor gave: a key in the server's environment is not the user's choice here.
     env: {},
   });
+}
+
+/** The request timeout and retries from the settings; a missing or nonsensical value keeps the engine's default. */
+function requestLimits(settings: EngineSettings): { timeoutMs?: number; maxRetries?: number } {
+  const t = settings.requestTimeoutSeconds;
+  const r = settings.requestRetries;
+  return {
+    // At most a day: timers past ~24.8 days would fire at once.
+    ...(typeof t === 'number' && Number.isFinite(t) && t > 0 ? { timeoutMs: Math.round(Math.min(t, 86_400) * 1000) } : {}),
+    ...(typeof r === 'number' && Number.isInteger(r) && r >= 0 ? { maxRetries: Math.min(r, 20) } : {}),
+  };
 }
 
 export function paramsFor(settings: EngineSettings): GenerationParams {

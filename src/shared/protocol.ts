@@ -31,6 +31,10 @@ export interface EngineSettings {
   memoryMb: number;
   /** Mutation testing of a passing test from the editor (its score joins the lens as `MS k/n`). */
   mutation: boolean;
+  /** Seconds one provider request may take before it is abandoned (and retried). */
+  requestTimeoutSeconds: number;
+  /** Retries of a failed or timed-out provider request, after the first attempt. */
+  requestRetries: number;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -46,6 +50,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   testTimeoutSeconds: 300,
   memoryMb: 2048,
   mutation: true,
+  requestTimeoutSeconds: 300,
+  requestRetries: 3,
 };
 
 /**

@@ -437,7 +437,7 @@ describe('providers', function () {
       const reqs = Array.from({ length: 6 }, (_, i) => request({ model: 'gpt-4o', messages: [{ role: 'user', content: `prompt ${i}` }] }));
       await Promise.all([...reqs, ...reqs].map((r) => p.complete(r)));
       const files = fs.readdirSync(cacheDir, { recursive: true }).map(String).filter((f) => f.endsWith('.json'));
-      const expected = reqs.map((r) => requestHash('openai', r.params, r.system, r.messages));
+      const expected = reqs.map((r) => requestHash('openai', r.params, r.system, r.messages, url));
       assert.deepEqual(files.map((f) => path.basename(f, '.json')).sort(), [...new Set(expected)].sort());
       assert.deepEqual(fs.readdirSync(cacheDir, { recursive: true }).map(String).filter((f) => f.endsWith('.tmp')), []);
       assert.ok(api.requests.length >= 6 && api.requests.length <= 12);
@@ -466,8 +466,13 @@ describe('providers', function () {
         requestHash('openai', { ...params, maxTokens: 100 }, 's', msgs),
         requestHash('openai', params, 't', msgs),
         requestHash('openai', params, 's', [{ role: 'user', content: 'v' }]),
+        requestHash('openai', params, 's', msgs, 'http://127.0.0.1:8000/v1'),
       ])
         assert.notEqual(other, h);
+      // One server however its URL is spelled (trailing slash, host case, credentials in the URL).
+      const at = requestHash('openai', params, 's', msgs, 'http://127.0.0.1:8000/v1');
+      assert.equal(requestHash('openai', params, 's', msgs, 'http://user:pw@127.0.0.1:8000/v1/'), at);
+      assert.notEqual(requestHash('openai', params, 's', msgs, 'http://127.0.0.1:8001/v1'), at);
     });
   });
 

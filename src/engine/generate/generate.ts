@@ -2,6 +2,7 @@ import type { Evaluation } from '../execute/evaluate';
 import { feedbackOf } from '../execute/feedback';
 import type { LanguageId } from '../parse/grammars';
 import { extractTest } from '../prompt/extract-test';
+import { redact } from '../util/redact';
 import { requestHash } from './providers/cache';
 import type { TaskRecord } from '../tasks/record';
 import type { ChatMessage, ContextMode, GenerationParams, GenerationRecord, Prompt, Provider } from './types';
@@ -26,17 +27,21 @@ export function fencedTest(language: LanguageId, code: string): string {
   return '```' + FENCE[language] + '\n' + code + '\n```';
 }
 
-/** The paper's one-round repair request (Table A.7): the failed test and its trimmed error log. */
+/**
+ * The paper's one-round repair request (Table A.7): the failed test and its trimmed error log. The
+ * log is what an untrusted test printed (it could have read a file of the host), so it is redacted
+ * here too, whoever built it.
+ */
 export function repairPrompt(language: LanguageId, testCode: string, feedback: string): string {
   return [
     'You previously generated a test for this function, but it failed. Please fix the test so that it compiles and passes, and still tests the function.',
     '',
     'The test:',
-    fencedTest(language, testCode),
+    fencedTest(language, redact(testCode)),
     '',
     'The error log:',
     '```',
-    feedback,
+    redact(feedback),
     '```',
     '',
     `Reply with the complete fixed test in one \`\`\`${FENCE[language]} block.`,
@@ -66,7 +71,7 @@ export async function generateOne(g: GenerateOne): Promise<GenerationRecord> {
     mode: g.prompt.mode,
     provider: g.provider.id,
     model: g.params.model,
-    request_hash: requestHash(g.provider.id, g.params, g.prompt.system, g.messages),
+    request_hash: requestHash(g.provider.id, g.params, g.prompt.system, g.messages, g.provider.endpoint),
     ...(g.provider.isBaseline ? { baseline: true } : {}),
   };
   try {
@@ -80,11 +85,13 @@ export async function generateOne(g: GenerateOne): Promise<GenerationRecord> {
       round: g.round,
       signal: g.signal,
     });
-    return { ...base, test_code: extractTest(reply.text, g.language), raw_response: reply.text, usage: reply.usage, cost_usd: reply.costUsd, cached: reply.cached };
+    // Redacted before anything stores it (providers redact already; replay and baseline replies come here as read).
+    const text = redact(reply.text);
+    return { ...base, test_code: extractTest(text, g.language), raw_response: text, usage: reply.usage, cost_usd: reply.costUsd, cached: reply.cached };
   } catch (e) {
     if (g.signal?.aborted) throw e;
     // A failed call is a slot with no test: it still counts (as zeros) when scored.
-    return { ...base, test_code: '', raw_response: '', usage: { inputTokens: 0, outputTokens: 0 }, cost_usd: null, cached: false, error: (e as Error).message };
+    return { ...base, test_code: '', raw_response: '', usage: { inputTokens: 0, outputTokens: 0 }, cost_usd: null, cached: false, error: redact((e as Error).message) };
   }
 }
 

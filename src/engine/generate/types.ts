@@ -62,6 +62,8 @@ export interface Provider {
   readonly id: string;
   /** A lower bound, not a model (the baseline): reports label it as such. */
   readonly isBaseline?: boolean;
+  /** The server it talks to (base URL), where there is one: part of the cache key and request hash. */
+  readonly endpoint?: string;
   complete(request: CompletionRequest): Promise<CompletionResult>;
 }
 
@@ -80,7 +82,7 @@ export interface GenerationRecord {
   test_code: string;
   /** The reply as received. */
   raw_response: string;
-  /** sha256 of (provider, model, system, messages, params): the response cache key. */
+  /** sha256 of (provider, endpoint, model, system, messages, params): the response cache key. */
   request_hash: string;
   usage: Usage;
   cost_usd: number | null;

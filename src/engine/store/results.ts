@@ -3,6 +3,7 @@ import { feedbackOf } from '../execute/feedback';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import type { GenerationOrigin } from '../tasks/generations';
 import type { TaskRecord } from '../tasks/record';
+import { redact } from '../util/redact';
 
 /**
  * A result in the release's `detailed_results.jsonl` shape — the task record plus `test[]`, `logs[]`,
@@ -50,7 +51,8 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
   return {
     ...task,
     test: [testCode],
-    logs: [e.error ? `xrepotest: ${e.error}\n${log}` : log],
+    // What the test printed is stored and shown: redacted of known secrets (providers helper's hunk).
+    logs: [redact(e.error ? `xrepotest: ${e.error}\n${log}` : log)],
     checks: [{ compilation: s.compiled, tests: s.passed, coverage: s.coverage.covered.length > 0, invocation: s.invocation.invoked }],
     coverage_stats: [
       {
@@ -72,10 +74,10 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
       failure_category: s.failure?.category ?? null,
       failure_label: s.failure ? FAILURE_CATEGORY_LABELS[s.failure.category] : null,
       failure_rule: s.failure?.rule ?? null,
-      failure_evidence: s.failure?.evidence ?? null,
-      reason: s.reason,
+      failure_evidence: s.failure?.evidence != null ? redact(s.failure.evidence) : null,
+      reason: s.reason != null ? redact(s.reason) : s.reason,
       feedback: s.passed ? null : feedbackOf(e),
-      test_report: e.testReport,
+      test_report: { ...e.testReport, cases: e.testReport.cases.map((c) => (c.message ? { ...c, message: redact(c.message) } : c)) },
       phases: e.phases.map((p) => ({
         phase: p.phase,
         argv: p.argv,
@@ -85,7 +87,7 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
         output_truncated: p.outputTruncated,
         duration_ms: p.durationMs,
       })),
-      error: e.error ?? null,
+      error: e.error != null ? redact(e.error) : null,
     },
   };
 }

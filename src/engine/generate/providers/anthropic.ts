@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { CompletionRequest, CompletionResult, Provider } from '../types';
 import { fromSdkError, registerSecret } from './errors';
 import { costUsd, type PriceTable } from './pricing';
+import { anthropicMessageText, cappedFetch, tokenCount } from './reply';
 import { onceLog, stderrLog, type Log, type SamplingPolicy } from './sampling';
 
 export const ANTHROPIC_DEFAULT_BASE_URL = 'https://api.anthropic.com';
@@ -24,6 +25,7 @@ export interface AnthropicOptions {
 /** One call to the Messages API per `complete`; no retries here (the resilience wrapper does them). */
 export class AnthropicProvider implements Provider {
   readonly id = 'anthropic';
+  readonly endpoint: string;
   private readonly client: Anthropic;
   private readonly baseUrl: string;
   private readonly log: Log;
@@ -31,11 +33,13 @@ export class AnthropicProvider implements Provider {
   constructor(private readonly opts: AnthropicOptions) {
     registerSecret(opts.apiKey);
     this.baseUrl = opts.baseUrl ?? process.env.ANTHROPIC_BASE_URL ?? ANTHROPIC_DEFAULT_BASE_URL;
+    this.endpoint = this.baseUrl;
     this.log = onceLog(opts.log ?? stderrLog);
     this.client = new Anthropic({
       apiKey: opts.apiKey,
       baseURL: this.baseUrl,
       maxRetries: 0,
+      fetch: cappedFetch(this.id),
       ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
       ...(opts.apiVersion ? { defaultHeaders: { 'anthropic-version': opts.apiVersion } } : {}),
     });
@@ -73,7 +77,7 @@ export class AnthropicProvider implements Provider {
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const started = Date.now();
-    let message: Anthropic.Message;
+    let message: unknown;
     try {
       // The SDK's params type no longer lists temperature/top_p; the body goes out as built.
       const body = this.body(request) as unknown as Anthropic.MessageCreateParamsNonStreaming;
@@ -81,12 +85,13 @@ export class AnthropicProvider implements Provider {
     } catch (e) {
       throw fromSdkError(e, { provider: this.id, model: request.params.model, keyEnv: ANTHROPIC_KEY_ENV, baseUrl: this.baseUrl }, Anthropic.APIConnectionError);
     }
-    const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('');
-    const u = message.usage;
+    // Whatever the server sent, typed or not: checked before anything reads it.
+    const text = anthropicMessageText(this.id, request.params.model, message);
+    const u = ((message as { usage?: unknown }).usage ?? {}) as Record<string, unknown>;
     // Cache writes and reads are input too, billed (at other rates) on top of input_tokens.
     const usage = {
-      inputTokens: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0),
-      outputTokens: u.output_tokens,
+      inputTokens: tokenCount(u.input_tokens) + tokenCount(u.cache_creation_input_tokens) + tokenCount(u.cache_read_input_tokens),
+      outputTokens: tokenCount(u.output_tokens),
     };
     return {
       text,

@@ -1,18 +1,34 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { redact } from '../../util/redact';
 import type { ChatMessage, CompletionRequest, CompletionResult, GenerationParams, Provider, Usage } from '../types';
 
 /**
- * The cache key and GenerationRecord's `request_hash`: sha256 of (provider id, params — model
- * included —, system prompt, messages). Anything that can change the reply is in it; the task and
- * sample are not, so identical prompts share a reply exactly as the same API call would.
+ * The cache key and GenerationRecord's `request_hash`: sha256 of (provider id, endpoint, params —
+ * model included —, system prompt, messages). Anything that can change the reply is in it — the
+ * endpoint too, since two servers can give one model name to different models; the task and sample
+ * are not, so identical prompts share a reply exactly as the same API call would.
  */
-export function requestHash(providerId: string, params: GenerationParams, system: string, messages: ChatMessage[]): string {
+export function requestHash(providerId: string, params: GenerationParams, system: string, messages: ChatMessage[], endpoint?: string): string {
   // Fixed field order, so the hash does not depend on how the caller built the objects.
   const p = { model: params.model, temperature: params.temperature, maxTokens: params.maxTokens, topP: params.topP };
   const m = messages.map((x) => ({ role: x.role, content: x.content }));
-  return createHash('sha256').update(JSON.stringify([providerId, p, system, m])).digest('hex');
+  // Providers without a server (replay, baseline) hash as they always did.
+  const key = endpoint === undefined ? [providerId, p, system, m] : [providerId, normalEndpoint(endpoint), p, system, m];
+  return createHash('sha256').update(JSON.stringify(key)).digest('hex');
+}
+
+/** `http://H:1/v1/` and `http://h:1/v1` are one server; the path stays (it can select the model). */
+function normalEndpoint(endpoint: string): string {
+  try {
+    const u = new URL(endpoint);
+    u.username = '';
+    u.password = '';
+    return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}${u.search}`;
+  } catch {
+    return endpoint.replace(/\/+$/, '');
+  }
 }
 
 interface CacheEntry {
@@ -43,7 +59,8 @@ export class ResponseCache {
     }
     try {
       const e = JSON.parse(raw) as CacheEntry;
-      return e.version === 1 && typeof e.text === 'string' ? e : undefined;
+      // An entry older than the reply checks may hold an empty or unredacted reply: it is a miss.
+      return e.version === 1 && typeof e.text === 'string' && e.text.trim() !== '' ? { ...e, text: redact(e.text) } : undefined;
     } catch {
       // A torn or foreign file is a miss; the next successful call overwrites it.
       return undefined;
@@ -76,7 +93,7 @@ export class ResponseCache {
 export function withCache(inner: Provider, cacheDir: string): Provider {
   const cache = new ResponseCache(cacheDir);
   const complete = async (request: CompletionRequest): Promise<CompletionResult> => {
-    const hash = requestHash(inner.id, request.params, request.system, request.messages);
+    const hash = requestHash(inner.id, request.params, request.system, request.messages, inner.endpoint);
     const started = Date.now();
     const hit = cache.get(hash);
     if (hit) return { text: hit.text, usage: hit.usage, costUsd: 0, cached: true, latencyMs: Date.now() - started };
@@ -86,7 +103,8 @@ export function withCache(inner: Provider, cacheDir: string): Provider {
         version: 1,
         provider: inner.id,
         model: request.params.model,
-        text: result.text,
+        // Providers redact their replies already; this also covers any other provider put behind a cache.
+        text: redact(result.text),
         usage: result.usage,
         costUsd: result.costUsd,
         createdAt: new Date().toISOString(),
@@ -94,5 +112,5 @@ export function withCache(inner: Provider, cacheDir: string): Provider {
     }
     return result;
   };
-  return { id: inner.id, ...(inner.isBaseline ? { isBaseline: true } : {}), complete };
+  return { id: inner.id, ...(inner.isBaseline ? { isBaseline: true } : {}), ...(inner.endpoint ? { endpoint: inner.endpoint } : {}), complete };
 }

@@ -1,10 +1,16 @@
 /**
  * Errors a provider call can end with, in one shape whatever the SDK, so the retry policy and the
  * messages users see do not depend on which client library raised them. Every message passes
- * through `redact`, because SDK and server messages can quote request headers back.
+ * through `redact`, because SDK and server messages can quote request headers back, and loses its
+ * control characters, because a server's text ends up on terminals and in editor notifications.
  */
+import { redact } from '../../util/redact';
+import { forTerminal } from '../../util/terminal';
 
-export type FailureKind = 'http' | 'network' | 'timeout' | 'aborted' | 'config' | 'replay';
+export { redact, registerSecret } from '../../util/redact';
+
+/** `reply`: the server answered, but not with a usable completion (wrong shape, too big). */
+export type FailureKind = 'http' | 'network' | 'timeout' | 'aborted' | 'config' | 'replay' | 'reply';
 
 export class ProviderError extends Error {
   override readonly name = 'ProviderError';
@@ -16,32 +22,8 @@ export class ProviderError extends Error {
     /** What the server asked us to wait before trying again (`retry-after-ms` / `retry-after`). */
     readonly retryAfterMs?: number,
   ) {
-    super(redact(message));
+    super(forTerminal(redact(message)));
   }
-}
-
-const secrets = new Set<string>();
-
-/** Remembers a key so that `redact` removes it from any text, even where no pattern would spot it. */
-export function registerSecret(secret: string | undefined | null): void {
-  // Very short strings would redact ordinary words; real keys are long.
-  if (secret && secret.length >= 8) secrets.add(secret);
-}
-
-const KEY_PATTERNS: RegExp[] = [
-  /\bsk-(?:ant-)?[A-Za-z0-9_\-]{8,}/g, // Anthropic and OpenAI key shapes
-  /\b(Bearer)\s+[A-Za-z0-9._~+/\-]{8,}=*/gi,
-  /\b(x-api-key|api-key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]{8,}/gi,
-];
-
-/** The text with every registered key and anything shaped like a key or credential header replaced. */
-export function redact(text: string): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join('[REDACTED]');
-  out = out.replace(KEY_PATTERNS[0]!, '[REDACTED]');
-  out = out.replace(KEY_PATTERNS[1]!, '$1 [REDACTED]');
-  out = out.replace(KEY_PATTERNS[2]!, '$1$2[REDACTED]');
-  return out;
 }
 
 /** Milliseconds to wait from `retry-after-ms` (ms) or `retry-after` (seconds, or an HTTP date). */

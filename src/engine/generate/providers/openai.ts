@@ -2,6 +2,7 @@ import OpenAI from 'openai';
 import type { CompletionRequest, CompletionResult, Provider } from '../types';
 import { fromSdkError, registerSecret } from './errors';
 import { costUsd, DEFAULT_PRICES, type PriceTable } from './pricing';
+import { cappedFetch, chatCompletionText, tokenCount } from './reply';
 import { onceLog, stderrLog, type Log, type SamplingPolicy } from './sampling';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -40,11 +41,13 @@ export function isOpenAIReasoningModel(model: string): boolean {
 /** One call to the Chat Completions API per `complete`; retries belong to the resilience wrapper. */
 export class OpenAIChatProvider implements Provider {
   readonly id: string;
+  readonly endpoint: string;
   private readonly client: OpenAI;
   private readonly log: Log;
 
   constructor(private readonly opts: OpenAIChatOptions) {
     this.id = opts.id;
+    this.endpoint = opts.baseUrl;
     registerSecret(opts.apiKey);
     this.log = onceLog(opts.log ?? stderrLog);
     this.client = new OpenAI({
@@ -53,6 +56,7 @@ export class OpenAIChatProvider implements Provider {
       apiKey: opts.apiKey ?? 'no-key',
       baseURL: opts.baseUrl,
       maxRetries: 0,
+      fetch: cappedFetch(opts.id),
       ...(opts.timeoutMs ? { timeout: opts.timeoutMs } : {}),
       ...(opts.apiKey ? {} : { defaultHeaders: { Authorization: null } }),
     });
@@ -84,16 +88,18 @@ export class OpenAIChatProvider implements Provider {
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const started = Date.now();
-    let completion: OpenAI.ChatCompletion;
+    let completion: unknown;
     try {
       const body = this.body(request) as unknown as OpenAI.ChatCompletionCreateParamsNonStreaming;
       completion = await this.client.chat.completions.create(body, { signal: request.signal });
     } catch (e) {
       throw fromSdkError(e, { provider: this.id, model: request.params.model, keyEnv: this.opts.keyEnv, baseUrl: this.opts.baseUrl }, OpenAI.APIConnectionError);
     }
-    const text = completion.choices?.[0]?.message?.content ?? '';
+    // Whatever the server sent, typed or not: checked before anything reads it.
+    const text = chatCompletionText(this.id, request.params.model, completion);
+    const u = ((completion as { usage?: unknown }).usage ?? {}) as Record<string, unknown>;
     // Some local servers leave usage out; zero is what we know, and they are not priced anyway.
-    const usage = { inputTokens: completion.usage?.prompt_tokens ?? 0, outputTokens: completion.usage?.completion_tokens ?? 0 };
+    const usage = { inputTokens: tokenCount(u.prompt_tokens), outputTokens: tokenCount(u.completion_tokens) };
     return {
       text,
       usage,

@@ -53,6 +53,8 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+const seconds = (ms: number): string => `${Number((ms / 1000).toFixed(3))} s`;
+
 /** One attempt with its own deadline, whose expiry is told apart from the caller cancelling. */
 async function attemptWithTimeout(inner: Provider, request: CompletionRequest, timeoutMs: number): Promise<CompletionResult> {
   const deadline = new AbortController();
@@ -63,7 +65,7 @@ async function attemptWithTimeout(inner: Provider, request: CompletionRequest, t
   } catch (e) {
     if (request.signal?.aborted) throw new ProviderError(`${inner.id}: cancelled`, 'aborted', false);
     if (deadline.signal.aborted) {
-      throw new ProviderError(`${inner.id}: no reply within ${timeoutMs} ms (model ${request.params.model})`, 'timeout', true);
+      throw new ProviderError(`${inner.id}: timed out: no reply within ${seconds(timeoutMs)} (model ${request.params.model}; the limit is --request-timeout / xrepotest.requests.timeoutSeconds)`, 'timeout', true);
     }
     if (e instanceof ProviderError) throw e;
     throw new ProviderError(`${inner.id}: ${redact((e as Error)?.message ?? String(e))}`, 'network', false);
@@ -99,7 +101,7 @@ export function withResilience(inner: Provider, options: ResilienceOptions = {})
         }
       }
     }, request.signal);
-  return { id: inner.id, ...(inner.isBaseline ? { isBaseline: true } : {}), complete };
+  return { id: inner.id, ...(inner.isBaseline ? { isBaseline: true } : {}), ...(inner.endpoint ? { endpoint: inner.endpoint } : {}), complete };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

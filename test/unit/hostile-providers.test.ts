@@ -1,0 +1,406 @@
+import { strict as assert } from 'node:assert';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildProgram } from '../../src/cli/main';
+import type { Evaluation } from '../../src/engine/execute/evaluate';
+import { feedbackOf } from '../../src/engine/execute/feedback';
+import { generateOne, repairPrompt } from '../../src/engine/generate/generate';
+import { createProvider, type ProviderSpec } from '../../src/engine/generate/providers';
+import type { CompletionRequest, Provider } from '../../src/engine/generate/types';
+import { toResultRecord } from '../../src/engine/store/results';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { redact, REDACTED, registerSecret } from '../../src/engine/util/redact';
+import { forTerminal } from '../../src/engine/util/terminal';
+import { providerFor } from '../../src/server/generation';
+import { DEFAULT_ENGINE_SETTINGS } from '../../src/shared/protocol';
+import { REPO_ROOT } from '../helpers/paths';
+
+/*
+ * A provider is a server on the network: it can answer 200 with anything, echo our key, send
+ * gigabytes, or accept the connection and never answer. Every attack below is a real HTTP server on
+ * 127.0.0.1 speaking (or pretending to speak) the provider's wire format, driven through the real SDKs.
+ */
+
+const KEY = 'sk-proj-HOSTILE-provider-key-0123456789abcdef';
+const ANTHROPIC_KEY = 'sk-ant-api03-HOSTILE-provider-key-9876543210';
+const RUST = '```rust\n#[test]\nfn t() { assert_eq!(area(1.0, 1.0), 1.0); }\n```';
+
+/** What the server sends for one request: raw bytes and headers, or nothing at all. */
+interface RawReply {
+  status?: number;
+  contentType?: string;
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  /** Accept the request and never answer. */
+  hang?: boolean;
+}
+
+class RawServer {
+  readonly requests: Array<{ url: string; body: Record<string, unknown> }> = [];
+  /** Requests whose headers arrived (a client that gives up early may never send the whole body). */
+  arrivals = 0;
+  private readonly server: http.Server;
+  private readonly hung: http.ServerResponse[] = [];
+  url = '';
+
+  constructor(private readonly reply: (body: Record<string, unknown>) => RawReply) {
+    this.server = http.createServer((req, res) => {
+      this.arrivals++;
+      let raw = '';
+      req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
+      req.on('end', () => {
+        const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
+        this.requests.push({ url: req.url ?? '', body });
+        const r = this.reply(body);
+        if (r.hang) {
+          this.hung.push(res);
+          return;
+        }
+        res.writeHead(r.status ?? 200, { 'content-type': r.contentType ?? 'application/json', ...(r.headers ?? {}) });
+        res.end(r.body ?? '');
+      });
+    });
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    for (const r of this.hung) r.destroy();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+const json = (v: unknown): RawReply => ({ body: JSON.stringify(v) });
+const chat = (text: unknown, model = 'm'): RawReply =>
+  json({ id: 'c', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } });
+const message = (content: unknown): RawReply =>
+  json({ id: 'msg', type: 'message', role: 'assistant', model: 'claude', content, stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 4 } });
+
+const TASK: TaskRecord = {
+  task_id: 7,
+  id: 'hostile0provider',
+  function_name: 'area',
+  file_path: 'geometry-rs/src/shapes.rs',
+  focal_code: 'pub fn area(w: f64, h: f64) -> f64 { w * h }',
+  file_content: 'pub fn area(w: f64, h: f64) -> f64 { w * h }\n',
+  language: 'rust',
+  function_component: { name: 'area', signature: 'pub fn area(w: f64, h: f64) -> f64', start_line: 1, end_line: 1 },
+  metadata: { class_name: '', class_signature: '' },
+};
+
+function request(model = 'm', content = 'write a test'): CompletionRequest {
+  return { system: 's', messages: [{ role: 'user', content }], params: { model, temperature: 0, maxTokens: 512, topP: 1 }, task: TASK, language: 'rust', sample: 0, round: 0 };
+}
+
+const cacheFiles = (dir: string): string[] =>
+  fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.json')) : [];
+
+describe('hostile providers', function () {
+  this.timeout(60_000);
+  const servers: RawServer[] = [];
+  const dirs: string[] = [];
+  const serve = async (reply: (body: Record<string, unknown>) => RawReply): Promise<RawServer> => {
+    const s = await new RawServer(reply).start();
+    servers.push(s);
+    return s;
+  };
+  const tmp = (): string => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-providers-'));
+    dirs.push(d);
+    return d;
+  };
+  const make = (spec: Partial<ProviderSpec> & Pick<ProviderSpec, 'provider'>): Provider =>
+    createProvider({ model: 'm', env: {}, baseDelayMs: 5, maxRetries: 0, log: () => undefined, ...spec });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.stop()));
+    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  describe('a reply without a completion shape is an error, never an empty test, never cached', () => {
+    const openaiShapes: Array<[string, RawReply, RegExp]> = [
+      ['an HTML page with status 200', { contentType: 'text/html', body: '<!DOCTYPE html><html><body>Sign in to the Wi-Fi</body></html>' }, /not JSON.*<!DOCTYPE html>/],
+      ['a JSON body that is no chat completion', json({ hello: 'world', model: 'm' }), /no "choices"/],
+      ['empty choices', json({ id: 'c', object: 'chat.completion', choices: [], usage: {} }), /"choices" is empty/],
+      ['a number as content', chat(42), /content is number/],
+      ['a list as content', chat([{ type: 'text', text: 'x' }]), /content is object/],
+      ['null content', chat(null), /content is null/],
+      ['empty text', chat('   '), /text is empty/],
+      ['a JSON array', json([1, 2, 3]), /not a JSON object/],
+    ];
+    for (const [what, reply, why] of openaiShapes) {
+      it(`openai-compatible: ${what}`, async () => {
+        const s = await serve(() => reply);
+        const cacheDir = tmp();
+        const p = make({ provider: 'openai-compatible', baseUrl: `${s.url}/v1`, cacheDir });
+        await assert.rejects(p.complete(request()), (e: Error) => {
+          assert.match(e.message, /not a usable completion/);
+          assert.match(e.message, why);
+          return true;
+        });
+        assert.deepEqual(cacheFiles(cacheDir), [], 'nothing cached');
+        const record = await generateOne({ provider: p, params: request().params, prompt: { system: 's', user: 'u', mode: 'standard', language: 'rust' }, messages: [{ role: 'user', content: 'u' }], task: TASK, language: 'rust', sample: 0, round: 0 });
+        assert.match(record.error ?? '', /not a usable completion/, 'the generation records the error');
+        assert.equal(record.test_code, '');
+      });
+    }
+
+    const anthropicShapes: Array<[string, RawReply, RegExp]> = [
+      ['an HTML page with status 200', { contentType: 'text/html', body: '<html><h1>502 Bad Gateway</h1></html>' }, /not JSON/],
+      ['a chat completion sent to the Messages API', chat(RUST), /no "content" list/],
+      ['content as a string', message('hello'), /no "content" list/],
+      ['no text block', message([{ type: 'tool_use', id: 't', name: 'x', input: {} }]), /no text block/],
+      ['a text block whose text is a number', message([{ type: 'text', text: 7 }]), /"text" is number/],
+    ];
+    for (const [what, reply, why] of anthropicShapes) {
+      it(`anthropic: ${what}`, async () => {
+        const s = await serve(() => reply);
+        const cacheDir = tmp();
+        const p = make({ provider: 'anthropic', baseUrl: s.url, apiKey: ANTHROPIC_KEY, cacheDir });
+        await assert.rejects(p.complete(request('claude-x')), (e: Error) => /not a usable completion/.test(e.message) && why.test(e.message));
+        assert.deepEqual(cacheFiles(cacheDir), []);
+      });
+    }
+
+    it('a good reply after a bad one is answered (and then cached): the error was not', async () => {
+      let n = 0;
+      const s = await serve(() => (n++ === 0 ? json({ nope: true }) : chat(RUST)));
+      const cacheDir = tmp();
+      const p = make({ provider: 'openai-compatible', baseUrl: s.url, cacheDir });
+      await assert.rejects(p.complete(request()), /not a usable completion/);
+      assert.equal((await p.complete(request())).text, RUST);
+      assert.equal((await p.complete(request())).cached, true);
+      assert.equal(s.requests.length, 2);
+    });
+  });
+
+  it('the cache key includes the endpoint: two servers naming their model alike do not share answers', async () => {
+    const a = await serve(() => chat('```rust\n// from server A\n```', 'llama'));
+    const b = await serve(() => chat('```rust\n// from server B\n```', 'llama'));
+    const cacheDir = tmp();
+    const fromA = await make({ provider: 'openai-compatible', baseUrl: `${a.url}/v1`, cacheDir }).complete(request('llama'));
+    const fromB = await make({ provider: 'openai-compatible', baseUrl: `${b.url}/v1`, cacheDir }).complete(request('llama'));
+    assert.match(fromA.text, /server A/);
+    assert.match(fromB.text, /server B/);
+    assert.equal(fromB.cached, false);
+    assert.equal(b.requests.length, 1, 'server B was asked');
+    // The same server with a trailing slash is the same endpoint: answered from the cache.
+    const again = await make({ provider: 'openai-compatible', baseUrl: `${a.url}/v1/`, cacheDir }).complete(request('llama'));
+    assert.equal(again.cached, true);
+    assert.match(again.text, /server A/);
+  });
+
+  describe('size cap', () => {
+    it('a reply of more than 1 MiB of text is refused, not cached', async () => {
+      const s = await serve(() => chat('```rust\n' + '// padding\n'.repeat(110_000) + '```'));
+      const cacheDir = tmp();
+      const p = make({ provider: 'openai-compatible', baseUrl: s.url, cacheDir });
+      await assert.rejects(p.complete(request()), /over the 1 MiB limit/);
+      assert.deepEqual(cacheFiles(cacheDir), []);
+    });
+
+    it('a response body past the body cap is cut off while reading (declared or not)', async () => {
+      // 12 MiB of JSON whose text would be tiny once parsed: the body cap stops it, not the text cap.
+      const pad = ' '.repeat(12 * 1024 * 1024);
+      const s = await serve(() => ({ body: `{"choices":[{"message":{"content":"x"}}],"pad":"${pad}"}` }));
+      const p = make({ provider: 'openai-compatible', baseUrl: s.url });
+      await assert.rejects(p.complete(request()), /response body is .*over the 8 MiB limit/);
+      const anthropic = make({ provider: 'anthropic', baseUrl: s.url, apiKey: ANTHROPIC_KEY });
+      await assert.rejects(anthropic.complete(request('claude-x')), /over the 8 MiB limit/);
+      assert.equal(s.requests.length, 2, 'refused, not retried');
+    });
+
+    it('a declared Content-Length over the body cap is refused before reading', async () => {
+      const body = JSON.stringify({ choices: [{ message: { content: 'x'.repeat(9 * 1024 * 1024) } }] });
+      const s = await serve(() => ({ body, headers: { 'content-length': String(Buffer.byteLength(body)) } }));
+      await assert.rejects(make({ provider: 'openai-compatible', baseUrl: s.url }).complete(request()), /response body is 9\.0 MiB, over the 8 MiB limit/);
+    });
+  });
+
+  describe('redaction before storing', () => {
+    const ENV_NAME = 'XRT_HOSTILE_DEPLOY_TOKEN';
+    const ENV_SECRET = 'env-secret-value-4711-abcdef';
+    beforeEach(() => (process.env[ENV_NAME] = ENV_SECRET));
+    afterEach(() => delete process.env[ENV_NAME]);
+
+    it('a reply echoing the API key (and a secret from the environment) is stored as «redacted»: reply, cache, generation', async () => {
+      const s = await serve(() => chat(`\`\`\`rust\n// key ${KEY}\n// env ${ENV_SECRET}\n#[test]\nfn t() {}\n\`\`\``));
+      const cacheDir = tmp();
+      const p = make({ provider: 'openai', baseUrl: s.url, apiKey: KEY, cacheDir });
+      const record = await generateOne({ provider: p, params: request().params, prompt: { system: 's', user: 'u', mode: 'standard', language: 'rust' }, messages: [{ role: 'user', content: 'u' }], task: TASK, language: 'rust', sample: 0, round: 0 });
+      for (const text of [record.raw_response, record.test_code, ...cacheFiles(cacheDir).map((f) => fs.readFileSync(path.join(cacheDir, f), 'utf8'))]) {
+        assert.ok(!text.includes(KEY) && !text.includes(ENV_SECRET), text);
+        assert.ok(text.includes(REDACTED), text);
+      }
+      assert.match(record.test_code, /fn t\(\) \{\}/, 'the rest of the test is kept');
+      const cached = await make({ provider: 'openai', baseUrl: s.url, apiKey: KEY, cacheDir }).complete(request('m', 'u'));
+      assert.equal(cached.cached, true);
+      assert.ok(!cached.text.includes(KEY));
+    });
+
+    it('the repair prompt does not carry what the test printed of a secret', () => {
+      const printed = `--- FAIL: TestArea\n  cat ~/.aws/credentials: aws_access_key_id = AKIAIOSFODNN7EXAMPLE\n  token ${ENV_SECRET}\n  ghp_abcdefghijklmnopqrstuvwxyz0123456789\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ\n-----END OPENSSH PRIVATE KEY-----\nFAIL`;
+      const e = evaluation(printed);
+      const feedback = feedbackOf(e);
+      const prompt = repairPrompt('go', 'func TestArea(t *testing.T) {}', feedback);
+      for (const text of [feedback, prompt]) {
+        for (const secret of ['AKIAIOSFODNN7EXAMPLE', ENV_SECRET, 'ghp_abcdefghijklmnopqrstuvwxyz0123456789', 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ']) {
+          assert.ok(!text.includes(secret), `${secret} in ${text}`);
+        }
+        assert.match(text, /--- FAIL: TestArea/, 'the useful part stays');
+      }
+      // A prompt built from a log that was stored unredacted (an older run being resumed) is redacted too.
+      assert.ok(!repairPrompt('go', 'x', `leak ${ENV_SECRET}`).includes(ENV_SECRET));
+    });
+
+    it('stored results carry no secret in logs, reason or feedback', () => {
+      const e = evaluation(`panic: ${ENV_SECRET} ${KEY}`);
+      registerSecret(KEY);
+      const r = toResultRecord(TASK, 'func TestArea(t *testing.T) {}', 0, e);
+      const stored = JSON.stringify(r);
+      assert.ok(!stored.includes(ENV_SECRET) && !stored.includes(KEY), stored);
+      assert.ok(r.logs[0]!.includes(REDACTED));
+      assert.equal(r.checks[0]!.tests, false, 'the score is untouched');
+    });
+  });
+
+  describe('redact()', () => {
+    it('replaces configured keys, extra secrets, secret-looking environment values and token shapes', () => {
+      registerSecret('configured-key-abcdefgh');
+      process.env.XRT_HOSTILE_DB_PASSWORD = 'hunter2-but-longer';
+      process.env.XRT_HOSTILE_KEYBOARD = 'us-international';
+      process.env.XRT_HOSTILE_SHORT_TOKEN = 'abc';
+      try {
+        const text = [
+          'configured-key-abcdefgh',
+          'extra-secret-given-here',
+          'hunter2-but-longer',
+          'sk-ant-api03-abcdefghijklmnop',
+          'sk-proj-abcdefghijklmnop',
+          'ghp_0123456789abcdefghijABCDEFGHIJ',
+          'github_pat_11ABCDEFG0123456789_abcdefghijklmnop',
+          'AKIAIOSFODNN7EXAMPLE',
+          '-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----',
+          'Authorization: Bearer abcdefghijklmnop',
+        ].join('\n');
+        const out = redact(text, ['extra-secret-given-here']);
+        for (const line of text.split('\n')) assert.ok(!out.includes(line) || line.startsWith('-----') || line.startsWith('Authorization'), `${line} survived: ${out}`);
+        assert.ok(!out.includes('MIIEpAIBAAKCAQEA'));
+        assert.ok(!out.includes('abcdefghijklmnop'));
+        assert.match(out, /Authorization: Bearer «redacted»/);
+        assert.equal(redact(out, ['extra-secret-given-here']), out, 'idempotent');
+        const ordinary = 'us-international layout; abc; task-abcdefghijkl; risk-assessment-v2; HTTP 429; --- FAIL: TestArea (0.00s)';
+        assert.equal(redact(ordinary), ordinary, 'ordinary text, short values and non-secret names are kept');
+      } finally {
+        delete process.env.XRT_HOSTILE_DB_PASSWORD;
+        delete process.env.XRT_HOSTILE_KEYBOARD;
+        delete process.env.XRT_HOSTILE_SHORT_TOKEN;
+      }
+    });
+  });
+
+  describe('terminal output', () => {
+    const ESCAPES = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/;
+
+    it('forTerminal removes escape sequences and control characters, keeping text, newlines and tabs', () => {
+      const hostile = 'a\u001b]0;pwned\u0007b\u001b[2J\u001b[31mc\u001b[0m\u009b31md\u001b]8;;http://evil\u001b\\e\u001b]8;;\u001b\\\rf\bg\u202eh\u0000i\n\tj ü 名';
+      const out = forTerminal(hostile);
+      assert.ok(!ESCAPES.test(out), JSON.stringify(out));
+      assert.equal(out, 'abcdefghi\n\tj ü 名');
+    });
+
+    it('the CLI prints a provider error (with escapes in it and in the model name) without control characters', async () => {
+      const s = await serve(() => ({ status: 400, body: JSON.stringify({ error: { message: 'bad \u001b]0;owned\u0007\u001b[2J\u009b1m request', type: 'invalid_request_error' } }) }));
+      const { code, stderr } = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'evil\u001b[31mmodel', '--base-url', s.url, '--no-cache', '--no-progress', '--out', path.join(tmp(), 'g.jsonl')]);
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /HTTP 400/);
+      assert.match(stderr, /evilmodel/);
+      assert.match(stderr, /bad .*request/);
+      assert.ok(!ESCAPES.test(stderr.replace(/\n/g, '')), JSON.stringify(stderr));
+    });
+  });
+
+  describe('request timeout and retries are options', () => {
+    it('CLI: --request-timeout and --retries abandon a server that never answers, retried the given number of times', async () => {
+      const s = await serve(() => ({ hang: true }));
+      const out = path.join(tmp(), 'g.jsonl');
+      const { code, stderr } = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--no-cache', '--no-progress', '--request-timeout', '1', '--retries', '1', '--out', out]);
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /timed out/);
+      assert.match(stderr, /gave up after 2 attempts/);
+      // On a loaded machine an attempt can time out before its request arrives; none arrives beyond them.
+      assert.ok(s.arrivals >= 1 && s.arrivals <= 2, `${s.arrivals} requests`);
+      const record = JSON.parse(fs.readFileSync(out, 'utf8').trim()) as { error?: string; test_code: string };
+      assert.match(record.error ?? '', /timed out/);
+      const bad = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--request-timeout', '0', '--out', out]);
+      assert.notEqual(bad.code, 0);
+      assert.match(bad.stderr, /--request-timeout/);
+      const huge = await cli(['generate', tasksFile(tmp()), '--provider', 'openai-compatible', '--model', 'm', '--base-url', s.url, '--request-timeout', '9999999', '--out', out]);
+      assert.notEqual(huge.code, 0, 'a timeout past what a timer can hold is refused, not turned into an instant one');
+      assert.match(huge.stderr, /at most 86400/);
+      for (const name of ['generate', 'bench', 'reproduce']) {
+        const options = buildProgram().commands.find((c) => c.name() === name)!.options.map((o) => o.long);
+        assert.ok(options.includes('--request-timeout') && options.includes('--retries'), `${name}: ${options.join(' ')}`);
+      }
+    });
+
+    it('editor settings: xrepotest.requests.timeoutSeconds / retries reach the provider', async () => {
+      const s = await serve(() => ({ hang: true }));
+      const p = providerFor({ ...DEFAULT_ENGINE_SETTINGS, provider: 'openai-compatible', model: 'm', baseUrl: s.url, requestTimeoutSeconds: 0.5, requestRetries: 1 }, undefined);
+      await assert.rejects(p.complete(request()), (e: Error) => /timed out/.test(e.message) && /gave up after 2 attempts/.test(e.message));
+      assert.ok(s.arrivals >= 1 && s.arrivals <= 2, `${s.arrivals} requests`);
+      const once = providerFor({ ...DEFAULT_ENGINE_SETTINGS, provider: 'openai-compatible', model: 'm', baseUrl: s.url, requestTimeoutSeconds: 0.5, requestRetries: 0 }, undefined);
+      await assert.rejects(once.complete(request()), (e: Error) => /timed out/.test(e.message) && !/attempts/.test(e.message));
+      const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, { default: unknown }> } } };
+      const props = pkg.contributes.configuration.properties;
+      assert.equal(props['xrepotest.requests.timeoutSeconds']?.default, DEFAULT_ENGINE_SETTINGS.requestTimeoutSeconds);
+      assert.equal(props['xrepotest.requests.retries']?.default, DEFAULT_ENGINE_SETTINGS.requestRetries);
+    });
+  });
+});
+
+/** A failed Go run whose test phase printed `printed`. */
+function evaluation(printed: string): Evaluation {
+  return {
+    language: 'go',
+    executor: 'local',
+    placement: {},
+    testHash: 'h',
+    phases: [{ phase: 'test', argv: ['go', 'test'], exitCode: 1, signal: null, timedOut: false, outputTruncated: false, durationMs: 5, output: printed }],
+    testReport: { ran: 1, passed: 0, failed: 1, errored: 0, skipped: 0, outsideErrors: 0, cases: [{ name: 'TestArea', status: 'failed', message: printed }] },
+    score: {
+      compiled: true,
+      passed: false,
+      reason: `the test failed: ${printed.split('\n')[1] ?? ''}`,
+      coverage: { covered: [], executable: [1] },
+      coverageRatio: 0,
+      invocation: { invoked: false, strict: false },
+      failure: { category: 'logic-assertion', rule: 'r', evidence: printed },
+    },
+  } as unknown as Evaluation;
+}
+
+function tasksFile(dir: string): string {
+  const f = path.join(dir, 'tasks.jsonl');
+  fs.writeFileSync(f, JSON.stringify(TASK) + '\n');
+  return f;
+}
+
+const CLI_MAIN = path.join(__dirname, '..', '..', 'src', 'cli', 'main.js');
+
+/** The compiled CLI in a child process (asynchronously: the fake servers live in this one). */
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI_MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
