@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
-import { planHostView, hostViewArgs, type HostFacts } from '../../src/engine/execute/host-view';
+import { checkEnvironment, formatEnvironment } from '../../src/engine/environment';
+import { planHostView, hostViewArgs, localHostViewArgs, type HostFacts } from '../../src/engine/execute/host-view';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { FIXTURE_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
@@ -205,5 +206,25 @@ describe('the local executor’s view of the host', () => {
     assert.ok(!binds('--ro-bind').includes('/usr/local/go'), 'covered by /usr');
     assert.ok(binds('--ro-bind').includes('/root/bin'), 'a tool in ~/bin: that folder only, not the home');
     assert.ok(binds('--ro-bind').includes('/root/go/pkg/mod') && binds('--ro-bind').includes('/var/lib/gems/3.1.0'));
+  });
+});
+
+describe('xrepotest doctor: what each executor exposes', function () {
+  this.timeout(120_000);
+
+  it('lists, for the local executor, the host folders a test reads and the ones shown empty, as bubblewrap gets them', async function () {
+    if (!new LocalExecutor().isolated) skipBecause(this, 'bubblewrap is not installed');
+    const report = await checkEnvironment();
+    const text = formatEnvironment(report);
+    assert.match(text, /what a generated test sees of the host:\n {4}read-only: \/usr/);
+    assert.match(text, /what a generated test sees \(docker executor\):\n {4}read-only: nothing of the host/);
+    const args = localHostViewArgs();
+    const readOnly = report.exposes.local.find((l) => l.startsWith('read-only: '))!;
+    const named = readOnly.slice('read-only: '.length).replace(/ \(and the links .*\)$/, '').split(', ');
+    const bound = args.flatMap((a, i) => (a === '--ro-bind' && args[i + 1] !== '/dev/null' ? [args[i + 1]] : []));
+    assert.deepEqual(named, bound, 'doctor names exactly the folders bound read-only');
+    const empty = report.exposes.local.find((l) => l.startsWith('shown empty: '))!;
+    const home = os.homedir();
+    assert.ok(empty.slice('shown empty: '.length).split(', ').some((d) => home === d || home.startsWith(d + '/')), `${empty} covers ${home}`);
   });
 });
