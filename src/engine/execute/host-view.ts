@@ -159,8 +159,9 @@ function which(cmd: string): string | null {
   return null;
 }
 
+/** A toolchain's answer, asked from `/` with no toolchain switching: a project's go.mod here must not change it. */
 function outputLines(cmd: string, args: string[]): string[] {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000, cwd: '/', env: { ...process.env, GOTOOLCHAIN: 'local' } });
   return r.status === 0 ? r.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
 }
 
