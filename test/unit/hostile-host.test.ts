@@ -108,6 +108,18 @@ describe('hostile generated tests look around the host (local executor)', functi
     assert.equal((output.match(/HIDDEN /g) ?? []).length, 4, output.slice(-2000));
   });
 
+  it('lists the root folder: only the folders the view mounts are there, nothing else of the host', async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+    const { output } = await attack('go', goProbe(['/']));
+    const listed = /LISTED \/: ([^"\\]*)/.exec(output);
+    assert.ok(listed, output.slice(-2000));
+    const args = localHostViewArgs();
+    const mounted = args.flatMap((a, i) => (['--ro-bind', '--tmpfs'].includes(a) ? [args[a === '--tmpfs' ? i + 1 : i + 2]] : a === '--symlink' ? [args[i + 2]] : []));
+    const allowed = new Set([...mounted.map((p) => p.split('/')[1]), 'dev', 'proc', 'tmp', os.tmpdir().split('/')[1]]);
+    const extra = listed[1].trim().split(' ').filter((n) => !allowed.has(n));
+    assert.deepEqual(extra, [], `the root shows only what is mounted: ${listed[1]}`);
+  });
+
   it("reads the system's secrets (/etc/shadow, ssh keys): not readable", async function () {
     if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
     const targets = ['/etc/shadow', '/etc/gshadow', '/etc/ssh', '/etc/ssl/private'].filter((p) => fs.existsSync(p));
