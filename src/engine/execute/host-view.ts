@@ -100,8 +100,8 @@ export function planHostView(facts: HostFacts): HostView {
   for (const d of facts.toolchainDirs) bind(d);
   for (const { found, real } of facts.executables) {
     if (covered(found) && covered(real)) continue;
-    if (!covered(found)) bind(path.dirname(found));
     if (!covered(real)) bind(installRoot(real, homes));
+    if (!covered(found)) bind(path.dirname(found));
   }
   return { mounts };
 }
