@@ -1,5 +1,6 @@
 import { resolveServer } from './context/lsp/commands';
 import { connectEngine } from './execute/docker-engine';
+import { describeHostView, planHostView, probeHostFacts } from './execute/host-view';
 import { findLanguageImage } from './execute/images';
 import { LocalExecutor } from './execute/local';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
@@ -17,11 +18,26 @@ export interface LanguageReadiness {
 export interface EnvironmentReport {
   /** `local: bubblewrap …` or its warning. */
   localIsolation: string;
+  /** What a generated test can see and change, per executor, one line each. */
+  exposes: { local: string[]; docker: string[] };
   /** The Docker Engine API that answered (Docker or Podman), or why none did. */
   engine: { description: string } | { missing: string };
   languages: LanguageReadiness[];
   /** What to install, one line each; empty when everything is there. */
   missing: string[];
+}
+
+/** The container's settings in docker.ts (`open`), in words: the same on every machine. */
+const DOCKER_EXPOSURE = [
+  "read-only: nothing of the host; the image's own file system (language image, or the repository's environment image)",
+  'writable: the sandbox copy, bind-mounted at its host path; the rest of the container vanishes with it',
+  "no network; no capabilities, no-new-privileges; this user's uid:gid inside (the image's user when xrepotest runs as root); memory, pids and CPU limits",
+];
+
+/** The local executor's bubblewrap view of this machine (host-view.ts), or what an unconfined run reaches. */
+function localExposure(isolated: boolean): string[] {
+  if (!isolated) return ['everything this user can read and write, and the network: bubblewrap is not installed'];
+  return [...describeHostView(planHostView(probeHostFacts())), 'no network; no capabilities; memory and pids limits'];
 }
 
 /** What this machine can run, and what it lacks, for `xrepotest doctor` and the editor's status bar. */
@@ -57,12 +73,19 @@ export async function checkEnvironment(): Promise<EnvironmentReport> {
     }
     languages.push({ language, local: localReason, docker: image, languageServer });
   }
-  return { localIsolation, engine, languages, missing };
+  return { localIsolation, exposes: { local: localExposure(local.isolated), docker: DOCKER_EXPOSURE }, engine, languages, missing };
 }
 
 /** The report as lines for a terminal or an output channel. */
 export function formatEnvironment(r: EnvironmentReport): string {
-  const lines = [`local executor: ${r.localIsolation}`, `container engine: ${'description' in r.engine ? r.engine.description : `none (${r.engine.missing})`}`];
+  const lines = [
+    `local executor: ${r.localIsolation}`,
+    '  what a generated test sees of the host:',
+    ...r.exposes.local.map((l) => `    ${l}`),
+    `container engine: ${'description' in r.engine ? r.engine.description : `none (${r.engine.missing})`}`,
+    '  what a generated test sees (docker executor):',
+    ...r.exposes.docker.map((l) => `    ${l}`),
+  ];
   for (const l of r.languages) {
     const docker = 'image' in l.docker ? l.docker.image : `no image (${l.docker.missing})`;
     const lsp = 'command' in l.languageServer ? 'language server ok' : `no language server (${l.languageServer.missing})`;

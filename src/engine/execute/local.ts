@@ -4,14 +4,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LanguageId } from '../parse/grammars';
+import { localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
 import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
 
 /**
  * Runs phases on the host's toolchains, in the disposable copy. Generated tests are hostile, so where
- * bubblewrap is installed every command runs inside it: the whole file system read-only but the
- * sandbox, a private /tmp, no network, its own PID namespace (nothing survives the command), killed
- * with its parent. Memory and process limits come from cgroups where this process may make them
+ * bubblewrap is installed every command runs inside it: of the host only the system and toolchain
+ * folders, read-only (host-view.ts), then the sandbox, a private /tmp, no network, its own PID
+ * namespace (nothing survives the command), killed with its parent. Memory and process limits come from cgroups where this process may make them
  * (root), else from rlimits. Without bubblewrap the copy and the limits still hold, but network and
  * writes elsewhere are not prevented: `info()` says so.
  */
@@ -257,7 +258,7 @@ export class LocalExecutor implements Executor {
       this.versions.set(language, versions);
     }
     const isolation = this.bwrap
-      ? `${firstLine(this.bwrap, ['--version']) ?? 'bubblewrap'} (read-only root, no network, own PID namespace)`
+      ? `${firstLine(this.bwrap, ['--version']) ?? 'bubblewrap'} (host: system and toolchain folders read-only, home folders empty; no network; own PID namespace)`
       : 'NOT isolated: install bubblewrap to stop network access and writes outside the copy';
     const limits = this.cgroups ? `cgroup ${this.cgroups} memory/pids limits` : 'rlimit memory/process limits';
     return { kind: 'local', engine: `local: ${isolation}; ${limits}`, versions };
@@ -288,7 +289,8 @@ class LocalSession implements Session {
     const confined = this.bwrap
       ? [
           this.bwrap,
-          '--ro-bind', '/', '/',
+          // Not the host's root: system and toolchain folders read-only, home folders empty (host-view.ts).
+          ...localHostViewArgs(),
           '--dev', '/dev',
           '--proc', '/proc',
           '--tmpfs', '/tmp',
