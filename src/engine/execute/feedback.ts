@@ -18,7 +18,7 @@ export function feedbackOf(e: Evaluation): string {
     const failures = e.testReport.cases.filter((c) => c.status === 'failed' || c.status === 'errored');
     const messages = failures.map((c) => `${c.name}: ${c.message ?? c.status}`).join('\n\n');
     const test = phases.find((p) => p.phase === 'test');
-    log = [e.score.reason ?? '', messages, test?.output.slice(-LOG_BUDGET) ?? ''].filter(Boolean).join('\n\n');
+    log = [e.score.reason ?? '', messages, redact(test?.output ?? '').slice(-LOG_BUDGET)].filter(Boolean).join('\n\n');
   }
   // Redacted before trimming, so a secret cut in half by the trim is still recognised whole.
   const clean = redact(log);
