@@ -70,8 +70,11 @@ export function pidNamespace(): string {
 
 const reaped = new Set<string>();
 
-/** `xrt-sandbox-<pid namespace>-<pid>-…`: only a sandbox of our own namespace can be judged by its pid. */
-const SANDBOX_NAME = /^xrt-sandbox-(\d+)-(\d+)-/;
+/**
+ * `xrt-sandbox-ns<pid namespace>-<pid>-…`: only a sandbox of our own namespace can be judged by its pid.
+ * The `ns` keeps older versions (which read the first number as the pid) from reaping these.
+ */
+const SANDBOX_NAME = /^xrt-sandbox-ns(\d+)-(\d+)-/;
 
 /**
  * Removes sandboxes left by runs that were killed (SIGKILL leaves no chance to clean up): their names
@@ -109,7 +112,7 @@ export function createSandbox(repoDir: string, task: TaskRecord, manifests: read
       `${task.file_path}: the checkout at ${repoDir} differs from the task's file_content (another commit?); refusing to run against other code`,
     );
   }
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-${pidNamespace()}-${process.pid}-`)));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-ns${pidNamespace()}-${process.pid}-`)));
   try {
     const { skipped } = copyRepository(repoDir, dir, { skipNames: NOT_COPIED });
     const focalFile = path.join(dir, focalRelPath);

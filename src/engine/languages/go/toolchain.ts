@@ -78,8 +78,8 @@ export const goToolchain: Toolchain = {
     if (!blamed.length) return null;
     // In the copy only, and without following links: the package folder is resolved first (a link such as
     // pkg -> pkg-real inside the repository is fine), then each file is renamed inside it.
-    const realDir = sandboxRel(ctx, fs.realpathSync(dir));
-    for (const f of others) renameInSandbox(ctx.sandbox.dir, `${realDir}/${f}`, `${realDir}/${f}${ASIDE}`);
+    const realDir = fs.realpathSync(dir);
+    for (const f of others) renameInSandbox(ctx.sandbox.dir, sandboxRel(ctx, path.join(realDir, f)), sandboxRel(ctx, path.join(realDir, f + ASIDE)));
     return `the package's existing tests did not build next to ours (${blamed.join(', ')}); set aside ${others.length} existing _test.go files in the copy`;
   },
 
