@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from '../../src/engine/execute/copy-repository';
+import { DockerExecutor } from '../../src/engine/execute/docker';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { listSandboxDir, readSandboxFile, renameInSandbox, SandboxFileError, writeSandboxFile } from '../../src/engine/execute/safe-fs';
@@ -13,6 +14,7 @@ import type { Executor, PhaseCommand, PhaseResult, Session, SessionSpec } from '
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { runMutationTesting } from '../../src/engine/mutate/run';
 import type { TaskRecord } from '../../src/engine/tasks/record';
+import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { fixtureTask, generatedTest, TOOLS_OF, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -493,5 +495,76 @@ func TestTamper(t *testing.T) {
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * During mutation testing the engine rewrites the focal file between runs. A test that replaces it by
+ * a link to a host file during a mutant's run (it tells the clean run from a mutant's by the focal
+ * file's content, kept in its scratch folder) would make the engine's restore write through it. Under
+ * the docker executor the container's link is followed on the host, so this is a real attack there;
+ * under the local executor the copy is read-only to the test and the attack fails inside the test.
+ */
+for (const kind of ['local', 'docker'] as const) describe(`hostile sandboxes: mutation testing against a swapped focal file (${kind} executor)`, function () {
+  this.timeout(1_200_000);
+  let executor: Executor;
+  let image: string | undefined;
+  let outside: string;
+
+  before(async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+    if (kind === 'local') {
+      const local = new LocalExecutor();
+      if (!local.isolated) skipBecause(this, 'bubblewrap is not installed');
+      executor = local;
+    } else {
+      const engine = await engineForTests(this);
+      image = await languageImageForTests(this, 'go');
+      executor = await DockerExecutor.create({ engine });
+    }
+  });
+  beforeEach(() => {
+    outside = tmp('xrt-victim-');
+  });
+  afterEach(() => fs.rmSync(outside, { recursive: true, force: true }));
+
+  it('the victim outside is never written, and the run ends with a reason or a score', async () => {
+    const victim = path.join(outside, 'victim.txt');
+    fs.writeFileSync(victim, 'precious\n');
+    const before = sha(victim);
+    const task = await fixtureTask('go');
+    const repo = fixture('inventory-go');
+    const repoBefore = treeDigest(repo);
+    const code = `package inventory
+
+import (
+	"os"
+	"testing"
+)
+
+func TestStatusSwap(t *testing.T) {
+	if got := (Item{Quantity: 0}).Status(1); got != "out-of-stock" {
+		t.Fatalf("Status = %q", got)
+	}
+	src, _ := os.ReadFile("item.go")
+	seen := os.Getenv("TMPDIR") + "/clean-item.go"
+	clean, err := os.ReadFile(seen)
+	if err != nil {
+		os.WriteFile(seen, src, 0o644)
+		return
+	}
+	if string(clean) != string(src) {
+		os.Remove("item.go")
+		if err := os.Symlink(${JSON.stringify(victim)}, "item.go"); err != nil {
+			t.Fatalf("swap blocked: %v", err)
+		}
+	}
+}
+`;
+    const result = await runMutationTesting(task, 'go', code, { executor, image, repoDir: repo, maxMutants: 4, coveredLines: [7, 8, 9, 10, 11, 12] });
+    assert.equal(sha(victim), before, 'the victim is unchanged');
+    assert.equal(treeDigest(repo), repoBefore, "the user's checkout is unchanged");
+    if (kind === 'docker') assert.match(result.error ?? '', /item\.go.*symbolic link/, JSON.stringify(result));
+    else assert.ok(result.mutants > 0 && !result.error, JSON.stringify(result));
   });
 });
