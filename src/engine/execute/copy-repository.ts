@@ -66,7 +66,8 @@ export function copyRepository(source: string, target: string, options: CopyOpti
         if (refusal) skipped.push({ path: rel, reason: refusal });
         else fs.symlinkSync(linkTarget, dst);
       } else if (st.isDirectory()) {
-        fs.mkdirSync(dst, { mode: st.mode & 0o7777 });
+        // Owner-writable while filling it; its own mode is set once its entries are in.
+        fs.mkdirSync(dst, { mode: 0o700 });
         walk(src, dst, rel);
         dirTimes.push([dst, st]);
       } else if (st.isFile()) {
@@ -83,7 +84,10 @@ export function copyRepository(source: string, target: string, options: CopyOpti
     }
   };
   walk(source, target, '');
-  // Folder times last: filling a folder changes its mtime (build tools compare times).
-  for (const [dst, st] of dirTimes) fs.utimesSync(dst, st.atime, st.mtime);
+  // Folder modes and times last: filling a folder changes its mtime (build tools compare times).
+  for (const [dst, st] of dirTimes) {
+    fs.chmodSync(dst, st.mode & 0o7777);
+    fs.utimesSync(dst, st.atime, st.mtime);
+  }
   return { skipped };
 }

@@ -151,6 +151,9 @@ export function removeSandbox(sandbox: Sandbox): void {
  */
 function removeSandboxDir(dir: string): void {
   try {
+    // Our own .xrt is not listable (0311); removing it needs its listing (without root's override).
+    const xrt = path.join(dir, '.xrt');
+    if (fs.lstatSync(xrt, { throwIfNoEntry: false })?.isDirectory()) fs.chmodSync(xrt, 0o700);
     fs.rmSync(dir, { recursive: true, force: true });
   } catch {
     try {
