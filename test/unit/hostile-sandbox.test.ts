@@ -345,6 +345,13 @@ describe('hostile sandboxes: the engine after the test phase (local executor)', 
     assert.match(e.score.reason ?? '', /rspec\.json.*symbolic link/);
   });
 
+  it('ruby: garbage in the rspec report is the slot\'s failure, not a crash', async function () {
+    needs(this, 'ruby');
+    const e = await damaged('ruby', 'garbage');
+    assert.equal(e.score.passed, false);
+    assert.ok(e.score.reason, 'a reason');
+  });
+
   it('rust: the lcov report replaced by a folder is the slot\'s failure', async function () {
     needs(this, 'rust');
     const e = await damaged('rust', 'folder');
