@@ -105,9 +105,9 @@ describe('bench: resumable across SIGKILL', function () {
     const kept = resultKeys(runDir).length;
     assert.ok(kept >= 1 && kept < 10, `some results kept (${kept})`);
     const ps = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
-    assert.doesNotMatch(ps, new RegExp(`xrt-sandbox-${child.pid}-`), 'no process of the run is left');
+    assert.doesNotMatch(ps, new RegExp(`xrt-sandbox-ns\\d+-${child.pid}-`), 'no process of the run is left');
     assert.deepEqual(
-      fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith(`xrt-sandbox-${child.pid}-`)),
+      fs.readdirSync(os.tmpdir()).filter((n) => new RegExp(`^xrt-sandbox-ns\\d+-${child.pid}-`).test(n)),
       [],
       'its sandboxes are removed',
     );

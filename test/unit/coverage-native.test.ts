@@ -21,6 +21,14 @@ interface LineView {
   covered: Set<number>;
 }
 
+/** The sandbox's report folder (`.xrt/out-<random>` in a `.xrt` that is not listable: docs/execution.md). */
+function reportDir(sandbox: string): string {
+  fs.chmodSync(path.join(sandbox, '.xrt'), 0o700);
+  const name = fs.readdirSync(path.join(sandbox, '.xrt')).find((n) => n.startsWith('out-'));
+  assert.ok(name, 'the sandbox has a report folder');
+  return path.join(sandbox, '.xrt', name);
+}
+
 function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
   const r = spawnSync(cmd, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', timeout: 300_000 });
   assert.equal(r.status, 0, `${cmd} ${args.join(' ')}:\n${r.stdout}${r.stderr}`);
@@ -30,7 +38,7 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {
 /** `go tool cover -html`: the file's source with spans `class="covN" title="hits"` over each block. */
 function goHtmlView(sandbox: string, focal: string): LineView {
   const html = path.join(sandbox, '.xrt', 'cover.html');
-  sh('go', ['tool', 'cover', `-html=${path.join(sandbox, '.xrt', 'cover.out')}`, '-o', html], sandbox, { GOFLAGS: '-mod=mod', GOPROXY: 'off' });
+  sh('go', ['tool', 'cover', `-html=${path.join(reportDir(sandbox), 'cover.out')}`, '-o', html], sandbox, { GOFLAGS: '-mod=mod', GOPROXY: 'off' });
   const text = fs.readFileSync(html, 'utf8');
   const option = new RegExp(`<option value="(file\\d+)">[^<]*/${path.basename(focal)} \\(`).exec(text);
   assert.ok(option, 'the HTML report lists the focal file');
@@ -61,7 +69,7 @@ function goHtmlView(sandbox: string, focal: string): LineView {
 function llvmShowView(sandbox: string, focal: string): LineView {
   const exes = JSON.parse(fs.readFileSync(path.join(sandbox, '.xrt', 'test-executables.json'), 'utf8')) as string[];
   const objects = exes.slice(1).flatMap((e) => ['-object', e]);
-  const out = sh('llvm-cov-22', ['show', `-instr-profile=${path.join(sandbox, '.xrt', 'merged.profdata')}`, exes[0], ...objects, focal], sandbox);
+  const out = sh('llvm-cov-22', ['show', `-instr-profile=${path.join(reportDir(sandbox), 'merged.profdata')}`, exes[0], ...objects, focal], sandbox);
   const view: LineView = { executable: new Set(), covered: new Set() };
   for (const l of out.split('\n')) {
     const m = /^\s*(\d+)\|\s*([0-9.]+[kMG]?)\|/.exec(l);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
@@ -7,7 +8,8 @@ import { classifyFailure } from '../score/failure';
 import { invocationOf } from '../score/invocation';
 import type { FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
-import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from './sandbox';
+import { mkdirInSandbox } from './safe-fs';
+import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
 
@@ -81,18 +83,34 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     if (!(e instanceof CheckoutMismatchError)) throw e;
     return { ...base, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, e.message), error: e.message };
   }
-  const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image });
+  let session: Awaited<ReturnType<Executor['open']>> | null = null;
+  // Errors of the executor itself (the engine went away) stop the run; anything else going wrong with
+  // this slot's sandbox (a report replaced by a link, a FIFO, a folder, garbage) is the slot's failure.
+  const executorErrors = new WeakSet<object>();
+  let placement: Placement | null = null;
   try {
-    const run = async (cmd: Parameters<typeof session.run>[0]): Promise<PhaseResult> => {
+    const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
+    session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image }).catch((e: unknown) => {
+      if (e && typeof e === 'object') executorErrors.add(e);
+      throw e;
+    });
+    const open = session;
+    const run = async (cmd: Parameters<typeof open.run>[0]): Promise<PhaseResult> => {
       opts.onPhase?.(cmd.phase);
-      const r = await session.run(cmd, opts.signal);
-      phases.push(r);
-      return r;
+      try {
+        const r = await open.run(cmd, opts.signal);
+        phases.push(r);
+        return r;
+      } catch (e) {
+        if (e && typeof e === 'object') executorErrors.add(e);
+        throw e;
+      }
     };
     await warmUp(ctx, opts.executor, run);
-    const { placement, compiled } = await placeAndCompile(ctx, run);
+    const placed = await placeAndCompile(ctx, run);
+    placement = placed.placement;
+    const compiled = placed.compiled;
     let report = emptyReport();
     let hits = null;
     if (compiled.exitCode === 0) {
@@ -104,19 +122,35 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       hits = toolchain.focalHits(ctx);
     }
     opts.signal?.throwIfAborted();
-    const relTest = path.relative(sandbox.dir, placement.testFile).split(path.sep).join('/');
     return {
       ...base,
-      placement: { testFile: relTest, notes: placement.notes },
+      placement: placementOf(sandbox, placement),
       phases,
       testReport: report,
       score: scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes),
       sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
     };
+  } catch (e) {
+    if (opts.signal?.aborted || (e && typeof e === 'object' && executorErrors.has(e))) throw e;
+    const reason = `the engine could not use the test's sandbox: ${e instanceof Error ? e.message : String(e)}`;
+    const score = scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, limits.memoryBytes);
+    return {
+      ...base,
+      placement: placement ? placementOf(sandbox, placement) : null,
+      phases,
+      testReport: emptyReport(),
+      score: { ...score, passed: false, coverage: { executable: [], covered: [] }, coverageRatio: 0, reason },
+      error: reason,
+      sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
+    };
   } finally {
-    await session.close();
+    await session?.close();
     if (!opts.keepSandbox) removeSandbox(sandbox);
   }
+}
+
+function placementOf(sandbox: Sandbox, placement: Placement): { testFile: string; notes: string[] } {
+  return { testFile: path.relative(sandbox.dir, placement.testFile).split(path.sep).join('/'), notes: placement.notes };
 }
 
 /** The context every toolchain call of one (task, test) gets; `id` names our files from the test's hash. */
@@ -128,7 +162,7 @@ export function runContext(
   executorKind: Executor['kind'],
   timeouts?: Partial<PhaseTimeouts>,
 ): RunContext {
-  return {
+  const base = {
     task,
     language,
     testCode,
@@ -137,6 +171,25 @@ export function runContext(
     timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
     baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
     executorKind,
+  };
+  const declared = adapterFor(language).toolchain.writableDirs?.(base) ?? [];
+  // Made now, before any untrusted code runs (the executor binds them writable into a read-only copy).
+  for (const d of declared) fs.mkdirSync(d, { recursive: true });
+  return { ...base, writableDirs: [path.join(sandbox.xrt, 'home'), path.join(sandbox.xrt, 'tmp'), sandbox.out, ...declared] };
+}
+
+/**
+ * The same context with a fresh report folder (for the next run in the same sandbox: a mutant), made
+ * without following links, as untrusted code has run in the sandbox by then. Reports left by an
+ * earlier run can then never speak for this one.
+ */
+export function withNewReportFolder(ctx: RunContext): RunContext {
+  const out = path.join(ctx.sandbox.xrt, newOutName());
+  mkdirInSandbox(ctx.sandbox.dir, path.relative(ctx.sandbox.dir, out).split(path.sep).join('/'));
+  return {
+    ...ctx,
+    sandbox: { ...ctx.sandbox, out },
+    writableDirs: ctx.writableDirs.map((d) => (d === ctx.sandbox.out ? out : d)),
   };
 }
 

@@ -294,7 +294,10 @@ class LocalSession implements Session {
           '--dev', '/dev',
           '--proc', '/proc',
           '--tmpfs', '/tmp',
-          '--bind', sandboxDir, sandboxDir,
+          // The test phase gets a read-only copy but for the folders its runner writes (cmd.sandboxWritable).
+          ...(cmd.sandboxWritable
+            ? ['--ro-bind', sandboxDir, sandboxDir, ...cmd.sandboxWritable.flatMap((d) => ['--bind', d, d])]
+            : ['--bind', sandboxDir, sandboxDir]),
           ...(cmd.writable ?? []).flatMap((d) => ['--bind', d, d]),
           '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
           '--die-with-parent', '--new-session',

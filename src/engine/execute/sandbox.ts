@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { TaskRecord } from '../tasks/record';
 import { pathInRepository } from '../tasks/task-path';
+import { copyRepository, type CopyReport } from './copy-repository';
 
 /** Folders never copied into a sandbox: history, build products, our own scratch space. */
 const NOT_COPIED = new Set(['.git', '.hg', '.svn', 'target', 'node_modules', '.xrt', 'coverage', '.phpunit.cache']);
@@ -15,12 +17,24 @@ export interface Sandbox {
   dir: string;
   /** Our scratch folder inside the copy: reports, caches, home, tmp. */
   xrt: string;
+  /**
+   * Where runners write reports and coverage (`.xrt/out-<random>`), a name the test cannot predict:
+   * `.xrt` itself is not listable, and read-only during the test phase (local executor).
+   */
+  out: string;
   /** The nearest folder at or above the focal file holding the language's manifest, else `dir`. */
   projectRoot: string;
   /** The focal file in the copy. */
   focalFile: string;
   /** The focal file relative to the repository root, '/'-separated. */
   focalRelPath: string;
+  /** What the copy left out (links leaving the repository, huge files, FIFOs), with why. */
+  skipped: CopyReport['skipped'];
+}
+
+/** A new report folder name under `.xrt` that the test cannot guess. */
+export function newOutName(): string {
+  return `out-${randomBytes(12).toString('hex')}`;
 }
 
 /** The focal file's path inside its repository: `file_path` without the repository folder in front. */
@@ -43,21 +57,46 @@ function pidAlive(pid: number): boolean {
   }
 }
 
+/**
+ * This process's PID namespace as a number (`readlink /proc/self/ns/pid` is `pid:[4026531836]`): a pid
+ * means something only in its own namespace, and another container or bwrap sharing /tmp has its own.
+ */
+export function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
 const reaped = new Set<string>();
 
 /**
+ * `xrt-sandbox-ns<pid namespace>-<pid>-…`: only a sandbox of our own namespace can be judged by its pid.
+ * The `ns` keeps older versions (which read the first number as the pid) from reaping these.
+ */
+const SANDBOX_NAME = /^xrt-sandbox-ns(\d+)-(\d+)-/;
+
+/**
  * Removes sandboxes left by runs that were killed (SIGKILL leaves no chance to clean up): their names
- * carry the owner's pid, and an owner that is gone will not come back for them. Once per process.
+ * carry the owner's PID namespace and pid, and an owner of our namespace that is gone will not come
+ * back for them. Sandboxes of other namespaces (a container or another sandbox sharing /tmp), and
+ * those named in the older format without a namespace, are never touched. Once per process.
  */
 export function reapStaleSandboxes(parent = os.tmpdir()): number {
   if (reaped.has(parent)) return 0;
   reaped.add(parent);
+  const ns = pidNamespace();
   let removed = 0;
   for (const name of fs.readdirSync(parent)) {
-    const m = /^xrt-sandbox-(\d+)-/.exec(name);
-    if (!m || Number(m[1]) === process.pid || pidAlive(Number(m[1]))) continue;
-    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-    removed++;
+    const m = SANDBOX_NAME.exec(name);
+    if (!m || m[1] !== ns || Number(m[2]) === process.pid || pidAlive(Number(m[2]))) continue;
+    try {
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+      removed++;
+    } catch {
+      /* not ours to remove after all (permissions): leave it */
+    }
   }
   return removed;
 }
@@ -74,19 +113,23 @@ export function createSandbox(repoDir: string, task: TaskRecord, manifests: read
       `${task.file_path}: the checkout at ${repoDir} differs from the task's file_content (another commit?); refusing to run against other code`,
     );
   }
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-${process.pid}-`)));
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-ns${pidNamespace()}-${process.pid}-`)));
   try {
-    fs.cpSync(repoDir, dir, {
-      recursive: true,
-      preserveTimestamps: true,
-      filter: (src) => !NOT_COPIED.has(path.basename(src)) || src === repoDir,
-    });
-    const xrt = path.join(dir, '.xrt');
-    for (const sub of ['home', 'tmp']) fs.mkdirSync(path.join(xrt, sub), { recursive: true });
+    const { skipped } = copyRepository(repoDir, dir, { skipNames: NOT_COPIED });
     const focalFile = path.join(dir, focalRelPath);
-    return { dir, xrt, projectRoot: findProjectRoot(dir, focalFile, manifests), focalFile, focalRelPath };
+    // The focal file is written (Rust) and rewritten (mutants): it must be a plain file of the copy.
+    if (!fs.lstatSync(focalFile, { throwIfNoEntry: false })?.isFile()) {
+      throw new CheckoutMismatchError(`${task.file_path}: the focal file is not a regular file in the copy (a symbolic link?); refusing to run`);
+    }
+    const xrt = path.join(dir, '.xrt');
+    const out = path.join(xrt, newOutName());
+    for (const sub of ['home', 'tmp', path.basename(out)]) fs.mkdirSync(path.join(xrt, sub), { recursive: true });
+    // Not listable: a test cannot find the report folder by reading .xrt (it could still chmod it back
+    // where the copy is writable to it; during the local test phase it is read-only).
+    fs.chmodSync(xrt, 0o311);
+    return { dir, xrt, out, projectRoot: findProjectRoot(dir, focalFile, manifests), focalFile, focalRelPath, skipped };
   } catch (e) {
-    fs.rmSync(dir, { recursive: true, force: true });
+    removeSandboxDir(dir);
     throw e;
   }
 }
@@ -99,5 +142,30 @@ export function findProjectRoot(root: string, file: string, manifests: readonly 
 }
 
 export function removeSandbox(sandbox: Sandbox): void {
-  fs.rmSync(sandbox.dir, { recursive: true, force: true });
+  removeSandboxDir(sandbox.dir);
+}
+
+/**
+ * Removes a sandbox (links are removed, never followed). A test may have left folders it cannot be
+ * removed from (mode 000): those are made writable and removal retried; what still fails stays for the
+ * next run's reaping rather than failing this one.
+ */
+function removeSandboxDir(dir: string): void {
+  try {
+    // Our own .xrt is not listable (0311); removing it needs its listing (without root's override).
+    const xrt = path.join(dir, '.xrt');
+    if (fs.lstatSync(xrt, { throwIfNoEntry: false })?.isDirectory()) fs.chmodSync(xrt, 0o700);
+    fs.rmSync(dir, { recursive: true, force: true });
+  } catch {
+    try {
+      const fix = (d: string): void => {
+        fs.chmodSync(d, 0o700);
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) fix(path.join(d, e.name));
+      };
+      fix(dir);
+      fs.rmSync(dir, { recursive: true, force: true });
+    } catch {
+      /* left for reapStaleSandboxes */
+    }
+  }
 }

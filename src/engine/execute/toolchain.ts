@@ -1,6 +1,8 @@
 import type { LanguageId } from '../parse/grammars';
 import type { LineHits, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
+import * as path from 'node:path';
+import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
 import type { Sandbox } from './sandbox';
 import type { PhaseCommand, PhaseResult } from './types';
 
@@ -29,6 +31,12 @@ export interface RunContext {
    * container's writes vanish with it. On the host, caches live in the sandbox.
    */
   executorKind: 'docker' | 'local';
+  /**
+   * Folders inside the sandbox the test and coverage phases may write (absolute): `.xrt/home`,
+   * `.xrt/tmp`, the report folder, and the toolchain's `writableDirs`. The rest of the copy is
+   * read-only to them where the executor can make it so.
+   */
+  writableDirs: string[];
 }
 
 export interface Placement {
@@ -53,6 +61,11 @@ export interface Toolchain {
   warmUp?(ctx: RunContext, cacheDir: string): PhaseCommand;
   /** Where the phases expect that cache, inside the sandbox. */
   cacheDirInSandbox?(ctx: RunContext): string;
+  /**
+   * Folders inside the sandbox (absolute) a runner must write during the test phase besides `.xrt/home`,
+   * `.xrt/tmp` and the report folder (Rust's target folder, Go's build cache); made if missing.
+   */
+  writableDirs?(ctx: Omit<RunContext, 'writableDirs'>): string[];
   place(ctx: RunContext): Promise<Placement>;
   compile(ctx: RunContext, placement: Placement): PhaseCommand;
   /**
@@ -72,7 +85,33 @@ export interface Toolchain {
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {
   const timeoutMs = phaseName === 'test' ? ctx.timeouts.testMs : phaseName === 'coverage' ? ctx.timeouts.coverageMs : ctx.timeouts.compileMs;
-  return { phase: phaseName, argv, cwd, env: { ...ctx.baseEnv, ...env }, timeoutMs };
+  const cmd: PhaseCommand = { phase: phaseName, argv, cwd, env: { ...ctx.baseEnv, ...env }, timeoutMs };
+  // Untrusted code runs in the test phase (and the coverage phase reads what it left): the copy is
+  // read-only to both but for the folders runners write.
+  if (phaseName === 'test' || phaseName === 'coverage') cmd.sandboxWritable = ctx.writableDirs;
+  return cmd;
+}
+
+/** A sandbox path as the safe reader wants it: relative to the sandbox root, '/'-separated. */
+export function sandboxRel(ctx: RunContext, abs: string): string {
+  const rel = path.relative(ctx.sandbox.dir, abs);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw new SandboxFileError(`${abs} is not inside the sandbox`);
+  return rel.split(path.sep).join('/');
+}
+
+/** A report or profile the runner wrote into the report folder, read safely; null when absent. */
+export function readReport(ctx: RunContext, name: string, maxBytes?: number): string | null {
+  return readSandboxFile(ctx.sandbox.dir, sandboxRel(ctx, path.join(ctx.sandbox.out, name)), maxBytes);
+}
+
+/** Any file of the sandbox, read safely (no links followed, regular files only, capped); null when absent. */
+export function readInSandbox(ctx: RunContext, abs: string, maxBytes?: number): string | null {
+  return readSandboxFile(ctx.sandbox.dir, sandboxRel(ctx, abs), maxBytes);
+}
+
+/** Writes a file of the engine's own into the sandbox without following links (scripts, configurations). */
+export function writeInSandbox(ctx: RunContext, abs: string, data: string): void {
+  writeSandboxFile(ctx.sandbox.dir, sandboxRel(ctx, abs), data);
 }
 
 export function emptyReport(outsideErrors = 0): TestReport {

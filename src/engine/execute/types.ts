@@ -30,6 +30,11 @@ export interface PhaseCommand {
    * compiles the project's own code into a shared build cache), never for anything running a test.
    */
   writable?: string[];
+  /**
+   * When set, the sandbox is read-only to this command except these folders inside it (the test phase:
+   * reports, caches, home, tmp, and what the toolchain declares). Absent: the whole sandbox is writable.
+   */
+  sandboxWritable?: string[];
 }
 
 export interface PhaseResult {

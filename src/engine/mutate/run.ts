@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { placeAndCompile, runContext, testsPassed, warmUp } from '../execute/evaluate';
+import { placeAndCompile, runContext, testsPassed, warmUp, withNewReportFolder } from '../execute/evaluate';
+import { readSandboxFile, writeSandboxFile } from '../execute/safe-fs';
 import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from '../execute/sandbox';
 import type { PhaseTimeouts, Placement, RunContext } from '../execute/toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type PhaseCommand, type PhaseResult } from '../execute/types';
@@ -117,11 +118,6 @@ function tail(text: string, chars = 2000): string {
   return text.length > chars ? `…${text.slice(-chars)}` : text;
 }
 
-/** Files directly under `.xrt` (reports the test phase writes: junit.xml, rspec.json, cover.out…). */
-function xrtFiles(sandbox: Sandbox): Set<string> {
-  return new Set(fs.readdirSync(sandbox.xrt).map((f) => path.join(sandbox.xrt, f)));
-}
-
 /**
  * Runs the test against each mutant of its focal function in one sandbox and one executor session:
  * the test is placed and run once on the original code (it must pass), then per mutant the focal file
@@ -137,49 +133,72 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     if (!(e instanceof CheckoutMismatchError)) throw e;
     return summarize([], 0, e.message);
   }
-  const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
-  const session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits: { ...DEFAULT_LIMITS, ...opts.limits }, image: opts.image });
+  let session: Awaited<ReturnType<Executor['open']>> | null = null;
+  // As in evaluateTest: the executor failing stops the run; a sandbox the test damaged (the focal file
+  // or a report replaced by a link, a FIFO…) ends this task's mutation testing with a reason.
+  const executorErrors = new WeakSet<object>();
+  const tagged = <T>(p: Promise<T>): Promise<T> =>
+    p.catch((e: unknown) => {
+      if (e && typeof e === 'object') executorErrors.add(e);
+      throw e;
+    });
+  const results: MutantResult[] = [];
+  let mutantTimeoutMs = 0;
   try {
-    const run = (cmd: PhaseCommand): Promise<PhaseResult> => session.run(cmd, opts.signal);
+    const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
+    const open = await tagged(opts.executor.open({ language, sandboxDir: sandbox.dir, limits: { ...DEFAULT_LIMITS, ...opts.limits }, image: opts.image }));
+    session = open;
+    const run = (cmd: PhaseCommand): Promise<PhaseResult> => tagged(open.run(cmd, opts.signal));
     await warmUp(ctx, opts.executor, run);
     const { placement, compiled } = await placeAndCompile(ctx, run);
     if (compiled.exitCode !== 0) return summarize([], 0, `the test does not compile (exit ${compiled.exitCode}): ${tail(compiled.output)}`);
+    // The focal file as a path inside the copy with no link on the way, fixed before any untrusted code
+    // runs: from then on it is read and rewritten only through the safe reader and writer.
+    const focalRel = focalPathInCopy(sandbox);
 
-    const cleanCmd = toolchain.test(ctx, placement, compiled);
-    const before = xrtFiles(sandbox);
-    const clean = await run(cleanCmd);
-    const reports = [...xrtFiles(sandbox)].filter((f) => !before.has(f));
+    const clean = await run(toolchain.test(ctx, placement, compiled));
     if (!testsPassed(true, clean, toolchain.testReport(ctx, placement, clean))) {
       return summarize([], 0, `the test does not pass on the original code, so no mutant can be judged: ${tail(clean.output)}`);
     }
 
     const covered = opts.coveredLines ?? (await cleanCoverage(ctx, placement, run));
     const mutants = await generateMutants(task, language, { coveredLines: covered, maxMutants: opts.maxMutants });
-    const placed = fs.readFileSync(sandbox.focalFile, 'utf8');
+    const placed = readSandboxFile(sandbox.dir, focalRel);
     // Rust's test module lives in the focal file, after the code: it must stay for every mutant.
-    if (!placed.startsWith(task.file_content)) return summarize([], 0, 'placing the test changed the focal code; mutants cannot be applied');
+    if (placed === null || !placed.startsWith(task.file_content)) return summarize([], 0, 'placing the test changed the focal code; mutants cannot be applied');
     const appended = placed.slice(task.file_content.length);
-    const mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
+    mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
 
-    const results: MutantResult[] = [];
     for (const mutant of mutants) {
       opts.signal?.throwIfAborted();
-      fs.writeFileSync(sandbox.focalFile, mutant.source + appended);
+      writeSandboxFile(sandbox.dir, focalRel, mutant.source + appended);
       let outcome: MutantOutcome;
       try {
-        outcome = await judgeMutant(ctx, placement, run, reports, mutantTimeoutMs);
+        // A fresh report folder per mutant: a report left by an earlier run must not speak for this one.
+        outcome = await judgeMutant(withNewReportFolder(ctx), placement, run, mutantTimeoutMs);
       } finally {
-        fs.writeFileSync(sandbox.focalFile, placed);
+        writeSandboxFile(sandbox.dir, focalRel, placed);
       }
       const result = describe(mutant, outcome);
       results.push(result);
       opts.onMutant?.(results.length, mutants.length, result);
     }
     return summarize(results, mutantTimeoutMs);
+  } catch (e) {
+    if (opts.signal?.aborted || (e && typeof e === 'object' && executorErrors.has(e))) throw e;
+    return summarize(results, mutantTimeoutMs, `mutation testing stopped: the engine could not use the test's sandbox: ${e instanceof Error ? e.message : String(e)}`);
   } finally {
-    await session.close();
+    await session?.close();
     removeSandbox(sandbox);
   }
+}
+
+/** The focal file relative to the copy's root, through no link (resolved while only trusted code has run). */
+function focalPathInCopy(sandbox: Sandbox): string {
+  const real = fs.realpathSync(sandbox.focalFile);
+  const rel = path.relative(sandbox.dir, real);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`the focal file resolves outside its sandbox (${real})`);
+  return rel.split(path.sep).join('/');
 }
 
 function describe(m: Mutant, outcome: MutantOutcome): MutantResult {
@@ -200,7 +219,6 @@ async function judgeMutant(
   ctx: RunContext,
   placement: Placement,
   run: (cmd: PhaseCommand) => Promise<PhaseResult>,
-  reports: string[],
   timeoutMs: number,
 ): Promise<MutantOutcome> {
   const toolchain = adapterFor(ctx.language).toolchain;
@@ -208,8 +226,6 @@ async function judgeMutant(
   // the mutated focal file instead; Go and Rust build the whole package either way.
   const compiled = await run(toolchain.compile(ctx, { ...placement, testFile: ctx.sandbox.focalFile }));
   if (compiled.exitCode !== 0) return 'unviable';
-  // A report left by an earlier run must not speak for this one.
-  for (const f of reports) fs.rmSync(f, { force: true, recursive: true });
   const tested = await run({ ...toolchain.test(ctx, placement, compiled), timeoutMs });
   if (tested.timedOut) return 'timeout';
   return testsPassed(true, tested, toolchain.testReport(ctx, placement, tested)) ? 'survived' : 'killed';

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { renameInSandbox } from '../../execute/safe-fs';
+import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { named, field } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
@@ -54,6 +55,9 @@ export const goToolchain: Toolchain = {
 
   cacheDirInSandbox: (ctx) => (ctx.executorKind === 'docker' ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
+  // `go test` rebuilds the test binary into its cache during the test phase.
+  writableDirs: (ctx) => (ctx.executorKind === 'docker' ? [] : [path.join(ctx.sandbox.xrt, 'gocache')]),
+
   async place(ctx: RunContext): Promise<Placement> {
     const testFile = path.join(path.dirname(ctx.sandbox.focalFile), `xrepotest_${ctx.id}_test.go`);
     fs.writeFileSync(testFile, ctx.testCode);
@@ -63,7 +67,7 @@ export const goToolchain: Toolchain = {
 
   compile: (ctx) => phase('compile', ctx, ['go', 'test', '-c', '-o', path.join(ctx.sandbox.xrt, 'pkg.test'), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
 
-  repairEnvironment(_ctx, placement, failed) {
+  repairEnvironment(ctx, placement, failed) {
     // The package's own tests may not build next to ours: stale ones, ones needing build tags we do not
     // pass, or one with the same name as ours (models name tests Test<Function>, and so do people).
     // When the errors name them, set them aside in the copy and compile again; a second failure is ours.
@@ -72,7 +76,10 @@ export const goToolchain: Toolchain = {
     const others = fs.readdirSync(dir).filter((f) => f.endsWith('_test.go') && f !== ours);
     const blamed = others.filter((f) => new RegExp(`(^|[/\\s])${f.replace(/\./g, '\\.')}:\\d+`, 'm').test(failed.output));
     if (!blamed.length) return null;
-    for (const f of others) fs.renameSync(path.join(dir, f), path.join(dir, f + ASIDE));
+    // In the copy only, and without following links: the package folder is resolved first (a link such as
+    // pkg -> pkg-real inside the repository is fine), then each file is renamed inside it.
+    const realDir = fs.realpathSync(dir);
+    for (const f of others) renameInSandbox(ctx.sandbox.dir, sandboxRel(ctx, path.join(realDir, f)), sandboxRel(ctx, path.join(realDir, f + ASIDE)));
     return `the package's existing tests did not build next to ours (${blamed.join(', ')}); set aside ${others.length} existing _test.go files in the copy`;
   },
 
@@ -81,7 +88,7 @@ export const goToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${path.join(ctx.sandbox.xrt, 'cover.out')}`, packageArg(ctx)],
+      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${path.join(ctx.sandbox.out, 'cover.out')}`, packageArg(ctx)],
       ctx.sandbox.projectRoot,
       goEnv(ctx),
     );
@@ -92,10 +99,9 @@ export const goToolchain: Toolchain = {
   testReport: (_ctx, _placement, test) => parseGoTestJson(test.output),
 
   focalHits(ctx) {
-    const profile = path.join(ctx.sandbox.xrt, 'cover.out');
-    const goMod = path.join(ctx.sandbox.projectRoot, 'go.mod');
-    if (!fs.existsSync(profile) || !fs.existsSync(goMod)) return null;
-    const importPath = goImportPath(fs.readFileSync(goMod, 'utf8'), ctx.sandbox.projectRoot, ctx.sandbox.focalFile);
-    return parseGoCoverProfile(fs.readFileSync(profile, 'utf8'), importPath);
+    const profile = readReport(ctx, 'cover.out');
+    const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
+    if (profile === null || goMod === null) return null;
+    return parseGoCoverProfile(profile, goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile));
   },
 };

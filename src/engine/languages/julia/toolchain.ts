@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { listSandboxDir } from '../../execute/safe-fs';
+import { phase, readInSandbox, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { parseJuliaCov } from '../../score/coverage/julia-cov';
 import { parseJuliaCounts } from '../../score/reports/julia-counts';
 import { juliaProjectName } from './project';
@@ -55,6 +56,9 @@ export const juliaToolchain: Toolchain = {
     return { testFile, writtenCode: ctx.testCode, testNames: [], notes: [] };
   },
 
+  // Julia writes `<file>.<pid>.cov` next to each source file it covers, and precompiles into its depot.
+  writableDirs: (ctx) => [path.dirname(ctx.sandbox.focalFile), path.join(ctx.sandbox.xrt, 'depot')],
+
   compile: (ctx, placement) =>
     phase('compile', ctx, ['julia', '--startup-file=no', path.join(ctx.sandbox.xrt, 'parse_check.jl'), placement.testFile], ctx.sandbox.projectRoot),
 
@@ -76,10 +80,9 @@ export const juliaToolchain: Toolchain = {
   focalHits(ctx) {
     const dir = path.dirname(ctx.sandbox.focalFile);
     const base = path.basename(ctx.sandbox.focalFile);
-    const files = fs
-      .readdirSync(dir)
+    const files = listSandboxDir(ctx.sandbox.dir, sandboxRel(ctx, dir))
       .filter((f) => f.startsWith(base + '.') && f.endsWith('.cov'))
-      .map((f) => ({ name: f, text: fs.readFileSync(path.join(dir, f), 'utf8') }));
+      .map((f) => ({ name: f, text: readInSandbox(ctx, path.join(dir, f)) ?? '' }));
     return files.length ? parseJuliaCov(files) : null;
   },
 };

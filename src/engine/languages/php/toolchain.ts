@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { emptyReport, phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { phpAutoloaderSource, type ComposerJson } from '../../execute/php-autoload';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
@@ -35,23 +35,26 @@ async function renameTestClass(code: string, id: string): Promise<{ code: string
   }
 }
 
-/** The project's phpunit bootstrap if its config names one that exists, else Composer's, else ours. */
+/**
+ * The project's phpunit bootstrap if its config names one that exists, else Composer's, else ours.
+ * Called again per mutant, after the test ran: the project's files are read through the safe reader.
+ */
 function bootstrapFile(ctx: RunContext): string {
   const root = ctx.sandbox.projectRoot;
   for (const config of ['phpunit.xml', 'phpunit.xml.dist', 'phpunit.dist.xml']) {
-    const file = path.join(root, config);
-    if (!fs.existsSync(file)) continue;
-    const m = /<phpunit\b[^>]*\bbootstrap\s*=\s*"([^"]+)"/s.exec(fs.readFileSync(file, 'utf8'));
+    const text = readInSandbox(ctx, path.join(root, config), 4 * 1024 ** 2);
+    if (text === null) continue;
+    const m = /<phpunit\b[^>]*\bbootstrap\s*=\s*"([^"]+)"/s.exec(text);
     if (m && fs.existsSync(path.join(root, m[1]))) return path.join(root, m[1]);
     break;
   }
   const composerAutoload = path.join(root, 'vendor', 'autoload.php');
   if (fs.existsSync(composerAutoload)) return composerAutoload;
   // No Composer install: an autoloader from composer.json's maps loads the code the same way.
-  const composerJson = path.join(root, 'composer.json');
-  const composer = fs.existsSync(composerJson) ? (JSON.parse(fs.readFileSync(composerJson, 'utf8')) as ComposerJson) : {};
+  const composerText = readInSandbox(ctx, path.join(root, 'composer.json'), 4 * 1024 ** 2);
+  const composer = composerText === null ? {} : (JSON.parse(composerText) as ComposerJson);
   const ours = path.join(ctx.sandbox.xrt, 'autoload.php');
-  fs.writeFileSync(ours, phpAutoloaderSource(composer, root));
+  writeInSandbox(ctx, ours, phpAutoloaderSource(composer, root));
   return ours;
 }
 
@@ -107,25 +110,29 @@ export const phpToolchain: Toolchain = {
       'exec php -d pcov.enabled=1 -d pcov.directory="$ROOT" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" "$@" \\',
       '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
-    fs.writeFileSync(path.join(xrt, 'phpunit.sh'), script + '\n');
+    writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
+    const out = ctx.sandbox.out;
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(xrt, 'junit.xml'), ctx.sandbox.focalFile, path.join(xrt, 'clover.xml'), placement.testFile, path.join(xrt, 'phpunit.xml')],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml')],
       root,
     );
   },
 
   coverage: () => null,
 
+  // PHPUnit may write its result cache here even when told not to (some versions, some configurations).
+  writableDirs: (ctx) => [path.join(ctx.sandbox.projectRoot, '.phpunit.cache')],
+
   testReport(ctx) {
-    const junit = path.join(ctx.sandbox.xrt, 'junit.xml');
+    const junit = readReport(ctx, 'junit.xml');
     // No report: PHPUnit died before running (a fatal error in the test file).
-    return fs.existsSync(junit) ? parseJunitXml(fs.readFileSync(junit, 'utf8')) : emptyReport(1);
+    return junit !== null ? parseJunitXml(junit) : emptyReport(1);
   },
 
   focalHits(ctx) {
-    const clover = path.join(ctx.sandbox.xrt, 'clover.xml');
-    return fs.existsSync(clover) ? parseClover(fs.readFileSync(clover, 'utf8'), ctx.sandbox.focalFile) : null;
+    const clover = readReport(ctx, 'clover.xml');
+    return clover !== null ? parseClover(clover, ctx.sandbox.focalFile) : null;
   },
 };

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { emptyReport, phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { emptyReport, phase, readReport, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { parseRubyCoverage } from '../../score/coverage/ruby-coverage';
 import { parseRspecJson } from '../../score/reports/rspec-json';
 
@@ -47,22 +47,21 @@ export const rubyToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['rspec', '--format', 'json', '--out', path.join(xrt, 'rspec.json'), '--format', 'progress', placement.testFile],
+      ['rspec', '--format', 'json', '--out', path.join(ctx.sandbox.out, 'rspec.json'), '--format', 'progress', placement.testFile],
       ctx.sandbox.projectRoot,
-      { RUBYOPT: `-r${path.join(xrt, 'coverage_start.rb')}`, XRT_COVERAGE_OUT: path.join(xrt, 'coverage.json') },
+      { RUBYOPT: `-r${path.join(xrt, 'coverage_start.rb')}`, XRT_COVERAGE_OUT: path.join(ctx.sandbox.out, 'coverage.json') },
     );
   },
 
   coverage: () => null,
 
   testReport(ctx) {
-    const report = path.join(ctx.sandbox.xrt, 'rspec.json');
-    const text = fs.existsSync(report) ? fs.readFileSync(report, 'utf8') : '';
+    const text = readReport(ctx, 'rspec.json') ?? '';
     return text.trim() ? parseRspecJson(text) : emptyReport(1);
   },
 
   focalHits(ctx) {
-    const file = path.join(ctx.sandbox.xrt, 'coverage.json');
-    return fs.existsSync(file) ? parseRubyCoverage(fs.readFileSync(file, 'utf8'), ctx.sandbox.focalFile) : null;
+    const text = readReport(ctx, 'coverage.json');
+    return text !== null ? parseRubyCoverage(text, ctx.sandbox.focalFile) : null;
   },
 };

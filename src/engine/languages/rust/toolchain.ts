@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { phase, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { ensureDirInSandbox } from '../../execute/safe-fs';
+import { phase, readInSandbox, sandboxRel, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { children, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseLcov } from '../../score/coverage/lcov';
@@ -41,7 +42,7 @@ function cargoEnv(ctx: RunContext): Record<string, string> {
     CARGO_TARGET_DIR: path.join(ctx.sandbox.xrt, 'target'),
     CARGO_NET_OFFLINE: 'true',
     CARGO_TERM_COLOR: 'never',
-    LLVM_PROFILE_FILE: path.join(ctx.sandbox.xrt, 'prof', 'build-%p-%m.profraw'),
+    LLVM_PROFILE_FILE: path.join(ctx.sandbox.out, 'prof', 'build-%p-%m.profraw'),
   };
 }
 
@@ -75,18 +76,22 @@ export const rustToolchain: Toolchain = {
     return { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes: [] };
   },
 
+  // Cargo locks and may touch its target folder while the tests run.
+  writableDirs: (ctx) => [path.join(ctx.sandbox.xrt, 'target')],
+
   compile: (ctx) =>
     phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics'], ctx.sandbox.projectRoot, cargoEnv(ctx)),
 
   test(ctx, _placement, compiled) {
     const exes = testExecutables(compiled.output);
-    const prof = path.join(ctx.sandbox.xrt, 'prof');
-    fs.mkdirSync(prof, { recursive: true });
+    const prof = path.join(ctx.sandbox.out, 'prof');
+    ensureDirInSandbox(ctx.sandbox.dir, sandboxRel(ctx, prof));
     // libtest filters by substring: our module's path segment selects only our tests in every binary.
     const lines = ['status=0', ...exes.map((e) => `${shellQuote(e)} ${shellQuote(moduleName(ctx) + '::')} || status=1`), 'exit $status'];
     const script = path.join(ctx.sandbox.xrt, 'run-tests.sh');
-    fs.writeFileSync(script, lines.join('\n') + '\n');
-    fs.writeFileSync(path.join(ctx.sandbox.xrt, 'test-executables.json'), JSON.stringify(exes));
+    // Written again per mutant, after the test ran once: never through a link the test left.
+    writeInSandbox(ctx, script, lines.join('\n') + '\n');
+    writeInSandbox(ctx, path.join(ctx.sandbox.xrt, 'test-executables.json'), JSON.stringify(exes));
     return phase('test', ctx, ['sh', script], ctx.sandbox.projectRoot, {
       ...cargoEnv(ctx),
       LLVM_PROFILE_FILE: path.join(prof, 'test-%p-%m.profraw'),
@@ -95,8 +100,10 @@ export const rustToolchain: Toolchain = {
 
   coverage(ctx) {
     const xrt = ctx.sandbox.xrt;
-    const exes = JSON.parse(fs.readFileSync(path.join(xrt, 'test-executables.json'), 'utf8')) as string[];
-    if (!exes.length) return null;
+    const listed = readInSandbox(ctx, path.join(xrt, 'test-executables.json'));
+    const exes = listed === null ? [] : (JSON.parse(listed) as string[]);
+    if (!Array.isArray(exes) || !exes.length || exes.some((e) => typeof e !== 'string')) return null;
+    const out = ctx.sandbox.out;
     const objects = exes.map((e, i) => (i === 0 ? shellQuote(e) : `-object ${shellQuote(e)}`)).join(' ');
     // llvm-profdata/llvm-cov must be the LLVM major version rustc was built with (toolchains.md).
     const script = [
@@ -104,18 +111,18 @@ export const rustToolchain: Toolchain = {
       `V=$(rustc --version --verbose | sed -n 's/^LLVM version: \\([0-9]*\\).*/\\1/p')`,
       'PD=llvm-profdata-$V; command -v $PD >/dev/null || PD=llvm-profdata',
       'COV=llvm-cov-$V; command -v $COV >/dev/null || COV=llvm-cov',
-      `$PD merge -sparse ${shellQuote(path.join(xrt, 'prof'))}/test-*.profraw -o ${shellQuote(path.join(xrt, 'merged.profdata'))}`,
-      `$COV export -format=lcov -instr-profile=${shellQuote(path.join(xrt, 'merged.profdata'))} ${objects} > ${shellQuote(path.join(xrt, 'coverage.lcov'))}`,
+      `$PD merge -sparse ${shellQuote(path.join(out, 'prof'))}/test-*.profraw -o ${shellQuote(path.join(out, 'merged.profdata'))}`,
+      `$COV export -format=lcov -instr-profile=${shellQuote(path.join(out, 'merged.profdata'))} ${objects} > ${shellQuote(path.join(out, 'coverage.lcov'))}`,
     ].join('\n');
     const file = path.join(xrt, 'coverage.sh');
-    fs.writeFileSync(file, script + '\n');
+    writeInSandbox(ctx, file, script + '\n');
     return phase('coverage', ctx, ['sh', file], ctx.sandbox.projectRoot, cargoEnv(ctx));
   },
 
   testReport: (_ctx, _placement, test) => parseLibtestOutput(test.output),
 
   focalHits(ctx) {
-    const lcov = path.join(ctx.sandbox.xrt, 'coverage.lcov');
-    return fs.existsSync(lcov) ? parseLcov(fs.readFileSync(lcov, 'utf8'), ctx.sandbox.focalFile) : null;
+    const lcov = readReport(ctx, 'coverage.lcov');
+    return lcov !== null ? parseLcov(lcov, ctx.sandbox.focalFile) : null;
   },
 };
