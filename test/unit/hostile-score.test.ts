@@ -188,6 +188,7 @@ describe('hostile tests that forge their own score (local executor)', function (
     assert.equal(e.score.coverageRatio, 0, 'a tampering slot has no coverage' + why);
     assert.deepEqual(e.score.coverage.covered, [], 'no covered focal line' + why);
     assert.match(e.score.reason ?? '', /^the test tampered with the harness: /, 'the reason says what happened' + why);
+    if (process.env.XRT_SHOW_REASONS) process.stdout.write(`      ${e.score.failure?.rule}: ${e.score.reason}\n`);
     return e;
   }
 
@@ -218,6 +219,6 @@ describe('hostile tests that forge their own score (local executor)', function (
 
   it('Ruby: a spec that edits the focal method in its copy is scored as tampering', async function () {
     const e = await attack(this, 'ruby', RUBY_EDITS_FOCAL);
-    assert.match(e.score.reason!, /focal file .* changed/);
+    assert.match(e.score.reason!, /focal file changed/);
   });
 });
