@@ -96,7 +96,7 @@ function forgedFraming(output: string): Finding | null {
 
 export const goTamperingRules: LanguageTamperingRules = {
   signs: [
-    { id: 'go-report-path', inStrings: true, regex: /coverprofile|GOCOVERDIR|cover\.out\b|cmdline|\.xrt\//i, says: 'the test looks for the runner\'s cover profile or command line (to rewrite the report)' },
+    { id: 'go-report-path', inStrings: true, regex: /coverprofile|GOCOVERDIR|\bcover\.out\b|\bcmdline\b|\.xrt\//, says: 'the test looks for the runner\'s cover profile or command line (to rewrite the report)' },
     { id: 'go-framing', inStrings: true, regex: FRAMING, says: 'the test prints the runner\'s framing lines (--- PASS, === RUN, or the \\x16 marker)' },
     { id: 'go-runner-internals', regex: /\btesting\.(MainStart|RunTests|RunBenchmarks|RunExamples)\b|test2json/, says: 'the test drives the testing package\'s runner itself' },
     { id: 'go-kill-runner', regex: /\bGetppid\b|\b(syscall|unix)\.Kill\b/, says: 'the test signals the process that runs it' },

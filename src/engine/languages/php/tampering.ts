@@ -1,4 +1,5 @@
 import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import { stripVTControlCharacters as stripAnsi } from 'node:util';
 
 /**
  * PHPUnit writes its JUnit and Clover files from inside the test's own PHP process, before the
@@ -9,7 +10,8 @@ import type { Finding, LanguageTamperingRules } from '../../score/tampering';
 const FAILED_SUMMARY = /^(FAILURES!|ERRORS!)\s*$|^Tests: \d+, Assertions: \d+.*\b(Failures|Errors): [1-9]/m;
 const ANY_SUMMARY = /^OK \(\d+ tests?, \d+ assertions?\)\s*$|^Tests: \d+, Assertions: \d+/m;
 
-function summaryDisagrees(output: string, report: { ran: number; failed: number; errored: number }, truncated: boolean): Finding | null {
+function summaryDisagrees(raw: string, report: { ran: number; failed: number; errored: number }, truncated: boolean): Finding | null {
+  const output = stripAnsi(raw);
   const failedLine = FAILED_SUMMARY.exec(output);
   if (failedLine && report.failed + report.errored === 0 && report.ran > 0) {
     return { rule: 'php-report-rewritten', says: 'PHPUnit printed failures, but the JUnit report it wrote says every test passed (the report was rewritten)', evidence: failedLine[0].trim() };
@@ -27,7 +29,7 @@ export const phpTamperingRules: LanguageTamperingRules = {
     {
       id: 'php-report-path',
       inStrings: true,
-      regex: /junit|clover|--log-|--coverage|\$_SERVER\s*\[\s*['"]argv|\$GLOBALS\s*\[\s*['"]argv|\$argv\b|cmdline|\.xrt\/|phpunit\.xml/i,
+      regex: /junit|clover|--log-|--coverage|\$_SERVER\s*\[\s*['"]argv|\$GLOBALS\s*\[\s*['"]argv|\$argv\b|\bcmdline\b|\.xrt\/|phpunit\.xml/,
       says: 'the test looks for PHPUnit\'s report files or its command line (to rewrite them)',
     },
     { id: 'php-coverage-driver', regex: /\bpcov\\|\bpcov_|\bxdebug_(start|stop|get)_code_coverage\b/i, says: 'the test drives the coverage driver itself' },
@@ -46,6 +48,8 @@ export const phpTamperingRules: LanguageTamperingRules = {
       .map((c) => c.name)
       .filter((name) => {
         const [cls, method = ''] = name.split('::');
+        // PHPUnit's own stand-ins (WarningTestCase for a class without tests, a broken data provider).
+        if (cls.startsWith('PHPUnit\\')) return false;
         const bare = method.replace(/ with data set .*$/, '').toLowerCase();
         const shortClass = cls.split('\\').pop()!.toLowerCase();
         return (method && !functions.has(bare)) || (cls && !classes.has(shortClass));

@@ -1,4 +1,5 @@
 import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import { stripVTControlCharacters as stripAnsi } from 'node:util';
 
 /**
  * RSpec writes its JSON report, and our Coverage hook its coverage file, from inside the test's own
@@ -9,10 +10,11 @@ import type { Finding, LanguageTamperingRules } from '../../score/tampering';
 
 const SUMMARY = /^(\d+) examples?, (\d+) failures?(?:, \d+ pending)?(?:, (\d+) errors? occurred outside of examples)?\s*$/gm;
 
-function summaryDisagrees(output: string, report: { ran: number; failed: number; errored: number; outsideErrors: number }, truncated: boolean): Finding | null {
+function summaryDisagrees(raw: string, report: { ran: number; failed: number; errored: number; outsideErrors: number }, truncated: boolean): Finding | null {
+  const output = stripAnsi(raw);
   const summaries = [...output.matchAll(SUMMARY)];
   const failing = summaries.find((m) => Number(m[2]) > 0 || Number(m[3] ?? 0) > 0);
-  if (failing && report.failed + report.errored === 0 && report.outsideErrors === 0) {
+  if (failing && report.ran > 0 && report.failed + report.errored === 0 && report.outsideErrors === 0) {
     return { rule: 'ruby-report-rewritten', says: 'RSpec printed failures, but the JSON report says every example passed (the report was rewritten)', evidence: failing[0].trim() };
   }
   if (!truncated && report.ran > 0 && !summaries.length) {
@@ -32,16 +34,16 @@ export const rubyTamperingRules: LanguageTamperingRules = {
       regex: /(?<![\w.:@$])(exit!|abort)(?![\w?:])|(?<![\w.:@$])exit(?![\w?!:])|\b(Kernel|Process)\s*\.\s*(exit!?|abort|kill|_exit)(?![\w?])/,
       says: 'the test ends Ruby itself (exit / exit! / abort), choosing the exit status',
     },
-    { id: 'ruby-at-exit', regex: /\bat_exit\b|\bEND\s*\{|\bdefine_finalizer\b|(?<![\w.])trap\s*[(\s'"]|\bSignal\s*\.\s*trap\b/, says: 'the test registers code to run after RSpec has finished (at_exit, END, a finalizer or a signal trap)' },
+    { id: 'ruby-at-exit', regex: /\bat_exit\b|\bEND\s*\{|\bdefine_finalizer\b|(?<![\w.])trap\s*\(|(?<![\w.])trap\s+['":]|\bSignal\s*\.\s*trap\b/, says: 'the test registers code to run after RSpec has finished (at_exit, END, a finalizer or a signal trap)' },
     {
       id: 'ruby-runner-internals',
-      regex: /RSpec::Core::(Reporter|Formatters|Runner|World|Notifications|ExampleGroup\.run)|RSpec\s*\.\s*(world|reporter)\b|\.reporter\b|\badd_formatter\b|\bformatters?\s*=|\boutput_stream\b|\bCoverage\b|\bSimpleCov\b|\b(STDOUT|STDERR|\$stdout|\$stderr)\s*\.\s*reopen\b/,
+      regex: /RSpec::Core::(Reporter|Formatters|Runner|World|Notifications|ExampleGroup\.run)|RSpec\s*\.\s*(world|reporter)\b|\.reporter\b|\badd_formatter\b|\bformatters?\s*=|\boutput_stream\b|\bCoverage\s*\.\s*(start|result|peek_result|setup|resume|suspend|running\?)|\bSimpleCov\b|\b(STDOUT|STDERR|\$stdout|\$stderr)\s*\.\s*reopen\b/,
       says: 'the test reaches into RSpec\'s reporter or formatters, the Coverage module, or reopens the output',
     },
     {
       id: 'ruby-report-path',
       inStrings: true,
-      regex: /rspec\.json|coverage\.json|\.resultset|XRT_|cmdline|\.xrt\/|['"]--out['"]|\bARGV\b/,
+      regex: /rspec\.json|coverage\.json|\.resultset|XRT_|\bcmdline\b|\.xrt\/|['"]--out['"]|\bARGV\b/,
       says: 'the test looks for RSpec\'s report, the coverage file or the runner\'s command line (to rewrite them)',
     },
     { id: 'ruby-framing', inStrings: true, regex: /\d+ examples?, \d+ failures?/, says: 'the test prints RSpec\'s summary line' },

@@ -36,7 +36,7 @@ export const rustTamperingRules: LanguageTamperingRules = {
       says: 'the test ends the test executable early (process::exit / abort), before libtest reports its failure',
     },
     { id: 'rust-framing', inStrings: true, regex: /test result:|running \d+ tests?\b|\.\.\. (ok|FAILED)\b/, says: 'the test prints libtest\'s own lines (`test … ok`, `test result: ok`)' },
-    { id: 'rust-report-path', inStrings: true, regex: /\.profraw|LLVM_PROFILE_FILE|__llvm_profile|\.lcov\b|profdata|cmdline|\.xrt\//, says: 'the test looks for the coverage profiles or the runner\'s command line (to rewrite them)' },
+    { id: 'rust-report-path', inStrings: true, regex: /\.profraw|LLVM_PROFILE_FILE|__llvm_profile|\.lcov\b|profdata|\bcmdline\b|\.xrt\//, says: 'the test looks for the coverage profiles or the runner\'s command line (to rewrite them)' },
   ],
 
   async unknownTests(code, report) {
