@@ -179,6 +179,43 @@ const RUBY_EDITS_FOCAL = `RSpec.describe Bookshelf::Catalog do
 end
 `;
 
+// Go, with no sign in the code: the tests run and fail visibly, and TestMain turns m.Run's status
+// into 0. Only the cross-check of the report against the exit status can tell.
+const GO_ZEROED_STATUS = `package inventory
+
+import (
+	"os"
+	"testing"
+)
+
+func TestStatusWrong(t *testing.T) {
+	if got := (Item{Quantity: 5}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.Exit(code * 0)
+}
+`;
+
+// Ruby, with every name that would be a sign built at run time: only the cross-check of the JSON
+// report against what RSpec printed can tell.
+const RUBY_OBFUSCATED = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing (wrongly expects a match)' do
+    expect(Bookshelf::Catalog.new([]).search('ruby').size).to eq(1)
+  end
+end
+
+Kernel.public_send(%w[at exit].join('_').to_sym) do
+  require 'json'
+  args = File.read(['', 'proc', 'self', 'cmd' + 'line'].join('/')).split("\\0")
+  File.write(args[args.index('--' + 'out') + 1], JSON.generate(examples: [{ full_description: 'x', status: 'passed' }], summary: {}))
+  Kernel.public_send(('ex' + 'it!').to_sym, 0)
+end
+`;
+
 const executor = new LocalExecutor();
 
 describe('hostile tests that forge their own score (local executor)', function () {
@@ -226,6 +263,17 @@ describe('hostile tests that forge their own score (local executor)', function (
   it('Ruby: a failing spec rewrites the rspec JSON and coverage JSON in at_exit, then exit!(0)', async function () {
     const e = await attack(this, 'ruby', RUBY_AT_EXIT);
     assert.match(e.score.reason!, /at_exit|exit!|RSpec/);
+  });
+
+  it('Go: TestMain runs the failing tests, then exits 0 whatever they said (no sign in the code)', async function () {
+    const e = await attack(this, 'go', GO_ZEROED_STATUS);
+    assert.equal(e.score.failure?.rule, 'exit-status');
+    assert.match(e.score.reason!, /exited with status 0 although its report has 1 failing test/);
+  });
+
+  it('Ruby: the at_exit forgery with every telling name built at run time (no sign in the code)', async function () {
+    const e = await attack(this, 'ruby', RUBY_OBFUSCATED);
+    assert.equal(e.score.failure?.rule, 'ruby-report-rewritten');
   });
 
   it('Ruby: a spec that edits the focal method in its copy is scored as tampering', async function () {

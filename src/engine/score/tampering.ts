@@ -168,7 +168,7 @@ export async function detectTampering(input: TamperingInput): Promise<Finding[]>
   if (input.testExitCode === 0 && r.failed + r.errored > 0) {
     found.push({
       rule: 'exit-status',
-      says: `the runner exited with status 0 although its report has ${r.failed + r.errored} failing test(s) (an early exit with status 0)`,
+      says: `the runner exited with status 0 although its report has ${r.failed + r.errored} failing test(s): the test chose the exit status itself`,
     });
   }
   const unknown = await rules.unknownTests?.(input.testCode, r);
