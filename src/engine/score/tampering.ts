@@ -161,9 +161,15 @@ export interface TamperingInput {
 export async function detectTampering(input: TamperingInput): Promise<Finding[]> {
   if (!input.testRan) return [];
   const rules = RULES[input.language];
-  const found: Finding[] = [...signsIn(await codeViews(input.language, input.testCode), rules.signs)];
-  if (rules.treeSigns) found.push(...(await rules.treeSigns(input.testCode)));
-
+  // Most telling first (the reason leads with it): the focal code changed, then what the run itself
+  // contradicts (it proves the forgery happened), then the tricks seen in the code.
+  const found: Finding[] = [];
+  if (input.focalAfter) {
+    if ('problem' in input.focalAfter) found.push({ rule: 'focal-replaced', says: `the focal file was ${input.focalAfter.problem}` });
+    else if (input.focalAfter.text !== input.focalExpected) {
+      found.push({ rule: 'focal-edited', says: 'the focal file changed in the copy during the test (it would be scored against code that is not the task\'s)' });
+    }
+  }
   const r = input.report;
   if (input.testExitCode === 0 && r.failed + r.errored > 0) {
     found.push({
@@ -171,20 +177,16 @@ export async function detectTampering(input: TamperingInput): Promise<Finding[]>
       says: `the runner exited with status 0 although its report has ${r.failed + r.errored} failing test(s): the test chose the exit status itself`,
     });
   }
-  const unknown = await rules.unknownTests?.(input.testCode, r);
-  if (unknown) found.push(unknown);
   const disagrees = rules.outputDisagrees?.(input.testOutput, r, input.testOutputTruncated);
   if (disagrees) found.push(disagrees);
+  const unknown = await rules.unknownTests?.(input.testCode, r);
+  if (unknown) found.push(unknown);
   const { executable, covered } = input.coverage;
   if (r.ran === 0 && executable.length > 1 && covered.length === executable.length) {
     found.push({ rule: 'coverage-without-tests', says: 'the coverage report has every focal line run although no test ran (a forged coverage file)' });
   }
-  if (input.focalAfter) {
-    if ('problem' in input.focalAfter) found.push({ rule: 'focal-replaced', says: `the focal file was ${input.focalAfter.problem}` });
-    else if (input.focalAfter.text !== input.focalExpected) {
-      found.push({ rule: 'focal-edited', says: 'the focal file changed in the copy during the test (the test would be scored against code that is not the task\'s)' });
-    }
-  }
+  if (rules.treeSigns) found.push(...(await rules.treeSigns(input.testCode)));
+  found.push(...signsIn(await codeViews(input.language, input.testCode), rules.signs));
   return found;
 }
 
@@ -231,13 +233,16 @@ export function readFocalAfterTest(root: string, file: string): { text: string }
 /** The failure a detected attempt gets: the slot fails, with no coverage, whatever it reported. */
 export function tamperingVerdict(findings: readonly Finding[]): { category: FailureCategory; rule: string; evidence?: string; reason: string } | null {
   if (!findings.length) return null;
-  const first = findings[0];
-  const says = [...new Set(findings.map((f) => f.says + (f.evidence ? ` (\`${f.evidence}\`)` : '')))];
+  const [first, ...others] = findings;
+  // Short enough for a result row (the annotator shows 300 characters): the first finding in words,
+  // the others by rule id (each is in the evidence of a rerun, and in docs/execution.md).
+  const evidence = first.evidence ? ` (\`${first.evidence.length > 100 ? `${first.evidence.slice(0, 99)}…` : first.evidence}\`)` : '';
+  const also = [...new Set(others.map((f) => f.rule))].filter((id) => id !== first.rule);
   return {
     category: 'tampering',
     rule: first.rule,
     evidence: first.evidence,
-    reason: `the test tampered with the harness: ${says.join('; ')}`,
+    reason: `the test tampered with the harness: ${first.says}${evidence}${also.length ? `; also ${also.join(', ')}` : ''}`,
   };
 }
 
