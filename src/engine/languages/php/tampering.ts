@@ -29,7 +29,8 @@ export const phpTamperingRules: LanguageTamperingRules = {
     {
       id: 'php-report-path',
       inStrings: true,
-      regex: /junit|clover|--log-|--coverage|\$_SERVER\s*\[\s*['"]argv|\$GLOBALS\s*\[\s*['"]argv|\$argv\b|\bcmdline\b|\.xrt\/|phpunit\.xml/,
+      // Not $argv / $_SERVER['argv'] alone: tests of command-line code set them honestly.
+      regex: /junit|clover|--log-|--coverage|\bcmdline\b|\.xrt\/|phpunit\.xml/,
       says: 'the test looks for PHPUnit\'s report files or its command line (to rewrite them)',
     },
     { id: 'php-coverage-driver', regex: /\bpcov\\|\bpcov_|\bxdebug_(start|stop|get)_code_coverage\b/i, says: 'the test drives the coverage driver itself' },

@@ -37,13 +37,14 @@ export const rubyTamperingRules: LanguageTamperingRules = {
     { id: 'ruby-at-exit', regex: /\bat_exit\b|\bEND\s*\{|\bdefine_finalizer\b|(?<![\w.])trap\s*\(|(?<![\w.])trap\s+['":]|\bSignal\s*\.\s*trap\b/, says: 'the test registers code to run after RSpec has finished (at_exit, END, a finalizer or a signal trap)' },
     {
       id: 'ruby-runner-internals',
-      regex: /RSpec::Core::(Reporter|Formatters|Runner|World|Notifications|ExampleGroup\.run)|RSpec\s*\.\s*(world|reporter)\b|\.reporter\b|\badd_formatter\b|\bformatters?\s*=|\boutput_stream\b|\bCoverage\s*\.\s*(start|result|peek_result|setup|resume|suspend|running\?)|\bSimpleCov\b|\b(STDOUT|STDERR|\$stdout|\$stderr)\s*\.\s*reopen\b/,
+      regex: /RSpec::Core::(Reporter|Formatters|Runner|World|Notifications|ExampleGroup\.run)|\bmodule\s+RSpec\b[\s\S]{0,2000}?\bmodule\s+Core\b|RSpec\s*\.\s*(world|reporter)\b|\.reporter\b|\badd_formatter\b|\bformatters?\s*=|\boutput_stream\b|\bCoverage\s*\.\s*(start|result|peek_result|setup|resume|suspend|running\?)|\bSimpleCov\b|\b(STDOUT|STDERR|\$stdout|\$stderr)\s*\.\s*reopen\b/,
       says: 'the test reaches into RSpec\'s reporter or formatters, the Coverage module, or reopens the output',
     },
     {
       id: 'ruby-report-path',
       inStrings: true,
-      regex: /rspec\.json|coverage\.json|\.resultset|XRT_|\bcmdline\b|\.xrt\/|['"]--out['"]|\bARGV\b/,
+      // Not ARGV alone: specs of command-line code set it honestly.
+      regex: /rspec\.json|coverage\.json|\.resultset|XRT_|\bcmdline\b|\.xrt\/|['"]--out['"]/,
       says: 'the test looks for RSpec\'s report, the coverage file or the runner\'s command line (to rewrite them)',
     },
     { id: 'ruby-framing', inStrings: true, regex: /\d+ examples?, \d+ failures?/, says: 'the test prints RSpec\'s summary line' },
