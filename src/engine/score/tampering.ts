@@ -22,7 +22,7 @@ import type { FailureCategory, FocalCoverage, TestReport } from './types';
 
 /** One known trick, found in the test's code with comments blanked out. */
 export interface TamperingSign {
-  /** Stable id, reported as the verdict's `rule` (`go-testmain-no-run`, `ruby-exit-bang`, …). */
+  /** Stable id, reported as the verdict's `rule` (`go-testmain-no-run`, `ruby-at-exit`, …). */
   id: string;
   /** Matched against the code without comments and string literals; must not be global or sticky. */
   regex: RegExp;
