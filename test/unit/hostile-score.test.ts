@@ -402,6 +402,12 @@ describe('tampering checks (no toolchain)', () => {
     assert.equal(found[0].evidence, 'os.Exit(0)');
   });
 
+  it('Rust: process::exit through an alias or a declared C function is still a sign', async () => {
+    for (const code of ['use std::process as p;\n#[test]\nfn a() { p::exit(0); }\n', 'extern "C" { fn _exit(code: i32) -> !; }\n#[test]\nfn a() { unsafe { _exit(0) } }\n']) {
+      assert.deepEqual(rules(await detectTampering(input({ language: 'rust', testCode: code, testExitCode: 1 }))), ['rust-exit'], code);
+    }
+  });
+
   it('Rust: more result lines than libtest announced', async () => {
     const out = 'running 1 test\ntest m::a ... FAILED\ntest m::a ... ok\n\ntest result: ok. 1 passed; 0 failed\n';
     const found = await detectTampering(input({ language: 'rust', testCode: '#[test]\nfn a() {}\n', testOutput: out, testExitCode: 1, report: parseLibtestOutput(out) }));

@@ -32,7 +32,8 @@ export const rustTamperingRules: LanguageTamperingRules = {
   signs: [
     {
       id: 'rust-exit',
-      regex: /\bprocess::(exit|abort)\b|\blibc::(_exit|exit|abort|kill)\b|\buse\s+std::process::(exit|abort|\*|\{[^}]{0,500}\b(exit|abort)\b)/,
+      // Also through an alias (`use std::process as p`) and a declared C function (`extern "C" { fn _exit(…) }`).
+      regex: /\bprocess::(exit|abort)\b|\blibc::(_exit|exit|abort|kill)\b|\buse\s+(::)?std::process::(exit|abort|\*|\{[^}]{0,500}\b(exit|abort)\b)|\bstd::process\s+as\b|\bfn\s+(_exit|exit|_Exit|abort|kill)\s*\(/,
       says: 'the test ends the test executable early (process::exit / abort), before libtest reports its failure',
     },
     { id: 'rust-framing', inStrings: true, regex: /test result:|running \d+ tests?\b|\.\.\. (ok|FAILED)\b/, says: 'the test prints libtest\'s own lines (`test … ok`, `test result: ok`)' },
