@@ -396,6 +396,10 @@ describe('tampering checks (no toolchain)', () => {
     assert.deepEqual(rules(await detectTampering(input({ language: 'go', testCode: 'package p\nimport ("os"; "testing")\nfunc TestMain(m *testing.M) {\n\tos.Exit(m.Run())\n}\n' }))), []);
     const literal = 'package p\nimport ("os"; "testing")\nfunc TestMain(m *testing.M) {\n\tm.Run()\n\tos.Exit(0)\n}\n';
     assert.deepEqual(rules(await detectTampering(input({ language: 'go', testCode: literal }))), ['go-exit']);
+    const aliased = 'package p\nimport (o "os"; "testing")\nfunc TestA(t *testing.T) {\n\to.Exit(0)\n}\n';
+    assert.deepEqual(rules(await detectTampering(input({ language: 'go', testCode: aliased }))), ['go-exit']);
+    const notOs = 'package p\nimport "testing"\nfunc TestA(t *testing.T) {\n\tcli.Exit(0)\n}\n';
+    assert.deepEqual(rules(await detectTampering(input({ language: 'go', testCode: notOs }))), []);
     const inTest = 'package p\nimport ("os"; "testing")\nfunc TestA(t *testing.T) {\n\t// os.Exit(0) in a comment is no sign\n\tos.Exit(0)\n}\n';
     const found = await detectTampering(input({ language: 'go', testCode: inTest }));
     assert.deepEqual(rules(found), ['go-exit']);

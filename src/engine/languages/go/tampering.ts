@@ -28,13 +28,32 @@ function descendants(node: Node, type: string): Node[] {
   return node.descendantsOfType(type).filter((n): n is Node => n !== null);
 }
 
-/** `os.Exit(…)`, `syscall.Exit(…)`, `unix.Exit(…)`: leaving the test binary with a status of our choice. */
-function exitCalls(node: Node): Node[] {
-  return descendants(node, 'call_expression').filter((c) => /^(os|syscall|unix)\.Exit$/.test(field(c, 'function')?.text.replace(/\s+/g, '') ?? ''));
+const EXIT_PACKAGES = new Set(['os', 'syscall', 'golang.org/x/sys/unix']);
+
+/** The names the file gives the packages that can exit the process (`os`, an alias, '' for a dot import). */
+function exitPackageNames(root: Node): Set<string> {
+  const names = new Set<string>();
+  for (const spec of descendants(root, 'import_spec')) {
+    const importPath = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '') ?? '';
+    if (!EXIT_PACKAGES.has(importPath)) continue;
+    const alias = field(spec, 'name')?.text;
+    names.add(alias === '.' ? '' : (alias ?? importPath.split('/').pop()!));
+  }
+  return names;
+}
+
+/** `os.Exit(…)` (under any import name), `syscall.Exit(…)`, `unix.Exit(…)`: leaving the test binary with a status of our choice. */
+function exitCalls(node: Node, packages: Set<string>): Node[] {
+  return descendants(node, 'call_expression').filter((c) => {
+    const callee = field(c, 'function')?.text.replace(/\s+/g, '') ?? '';
+    const m = /^(?:(\w+)\.)?Exit$/.exec(callee);
+    return m !== null && packages.has(m[1] ?? '');
+  });
 }
 
 function treeSigns(root: Node): Finding[] {
   const out: Finding[] = [];
+  const packages = exitPackageNames(root);
   const funcs = named(root).filter((n) => n.type === 'function_declaration');
   const mains = funcs.filter((f) => field(f, 'name')?.text === 'TestMain');
   for (const main of mains) {
@@ -43,7 +62,7 @@ function treeSigns(root: Node): Finding[] {
       out.push({ rule: 'go-testmain-no-run', says: 'TestMain never calls m.Run, so the tests never run and the output and exit status are the test\'s own', evidence: 'func TestMain' });
     }
     // An honest TestMain passes on m.Run's status (os.Exit(m.Run()), or a variable holding it); a literal is a chosen verdict.
-    for (const call of exitCalls(main)) {
+    for (const call of exitCalls(main, packages)) {
       const args = field(call, 'arguments');
       const arg = args ? named(args)[0] : undefined;
       if (arg && /^(int_literal|unary_expression)$/.test(arg.type)) {
@@ -52,12 +71,12 @@ function treeSigns(root: Node): Finding[] {
     }
   }
   for (const f of funcs.filter((g) => field(g, 'name')?.text !== 'TestMain')) {
-    const call = exitCalls(f)[0];
+    const call = exitCalls(f, packages)[0];
     if (call) out.push({ rule: 'go-exit', says: 'the test ends the test binary early with its own exit status', evidence: call.text });
   }
   // Function literals and init() outside any function declaration are covered by the walk above only
   // when declared in one; a package-level var initialised by a call can still run code at load.
-  const topLevelExit = named(root).filter((n) => n.type !== 'function_declaration').flatMap(exitCalls)[0];
+  const topLevelExit = named(root).filter((n) => n.type !== 'function_declaration').flatMap((n) => exitCalls(n, packages))[0];
   if (topLevelExit) out.push({ rule: 'go-exit', says: 'the test ends the test binary early with its own exit status', evidence: topLevelExit.text });
   return out;
 }
