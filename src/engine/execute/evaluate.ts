@@ -6,6 +6,7 @@ import type { LanguageId } from '../parse/grammars';
 import { focalCoverage } from '../score/coverage/focal';
 import { classifyFailure } from '../score/failure';
 import { invocationOf } from '../score/invocation';
+import { checkTampering } from '../score/tampering';
 import type { FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
@@ -122,12 +123,19 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       hits = toolchain.focalHits(ctx);
     }
     opts.signal?.throwIfAborted();
+    let score = scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes);
+    // A forged report, framing or exit status, or an edited focal file, fails the slot as 'tampering' (score/tampering.ts).
+    if (compiled.exitCode === 0) {
+      const focalExpected = task.file_content + (placement.testFile === sandbox.focalFile ? placement.writtenCode : '');
+      const test = phases.find((p) => p.phase === 'test');
+      score = await checkTampering(score, { language, writtenCode: placement.writtenCode, test, report, sandboxDir: sandbox.dir, focalFile: sandbox.focalFile, focalExpected });
+    }
     return {
       ...base,
       placement: placementOf(sandbox, placement),
       phases,
       testReport: report,
-      score: scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes),
+      score,
       sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
     };
   } catch (e) {

@@ -17,7 +17,7 @@ export interface FailurePattern {
   /** Stable id, reported as the verdict's `rule` (`go-undefined`, `rust-E0308`, …). */
   id: string;
   phase: FailurePhase;
-  category: Exclude<FailureCategory, 'test-design-mocking'>;
+  category: Exclude<FailureCategory, 'test-design-mocking' | 'tampering'>;
   /** Only for API hallucination, where the message tells which kind it is. */
   subcategory?: ApiHallucinationKind;
   /** Matched against the readable log (multi-line allowed); must not be global or sticky. */

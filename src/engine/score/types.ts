@@ -32,7 +32,9 @@ export type FailureCategory =
   | 'type-system-memory'
   | 'api-hallucination'
   | 'logic-assertion'
-  | 'test-design-mocking';
+  | 'test-design-mocking'
+  /** Ours, not the paper's: the test forged its score or changed the focal code (METRICS.md). */
+  | 'tampering';
 
 export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'syntactic-compilation': 'Syntactic & Compilation',
@@ -40,6 +42,7 @@ export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'api-hallucination': 'API Hallucination',
   'logic-assertion': 'Logic & Assertion',
   'test-design-mocking': 'Test Design & Mocking',
+  tampering: 'Tampering',
 };
 
 export interface InvocationResult {

@@ -1,0 +1,137 @@
+import type { Node } from 'web-tree-sitter';
+import { field, named } from '../../parse/nodes';
+import { parseWithDeadline } from '../../parse/parse';
+import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+
+/**
+ * Go's test binary is the test's own process: TestMain decides whether the tests run and what the
+ * exit status is, and anything in it can write the cover profile named on its command line or print
+ * test2json's framing. The signs below are what such a test must contain; honest tests have none.
+ */
+
+// test2json's framing lines, and the \x16 byte the testing package marks them with (Go >= 1.20).
+const FRAMING = /---\s+(PASS|FAIL|SKIP):|===\s+(RUN|PAUSE|CONT|NAME)\s|\\x16|\\026|\\u0016|\\U00000016/;
+
+const TEST_NAME = /^Test($|[^a-z])/;
+
+async function withTree<T>(code: string, fallback: T, f: (root: Node) => T): Promise<T> {
+  const parsed = await parseWithDeadline('go', code, 10_000);
+  if (!('tree' in parsed)) return fallback;
+  try {
+    return f(parsed.tree.rootNode);
+  } finally {
+    parsed.tree.delete();
+  }
+}
+
+function descendants(node: Node, type: string): Node[] {
+  return node.descendantsOfType(type).filter((n): n is Node => n !== null);
+}
+
+const EXIT_PACKAGES = new Set(['os', 'syscall', 'golang.org/x/sys/unix']);
+
+/** The names the file gives the packages that can exit the process (`os`, an alias, '' for a dot import). */
+function exitPackageNames(root: Node): Set<string> {
+  const names = new Set<string>();
+  for (const spec of descendants(root, 'import_spec')) {
+    const importPath = field(spec, 'path')?.text.replace(/^["`]|["`]$/g, '') ?? '';
+    if (!EXIT_PACKAGES.has(importPath)) continue;
+    const alias = field(spec, 'name')?.text;
+    names.add(alias === '.' ? '' : (alias ?? importPath.split('/').pop()!));
+  }
+  return names;
+}
+
+/** `os.Exit(…)` (under any import name), `syscall.Exit(…)`, `unix.Exit(…)`: leaving the test binary with a status of our choice. */
+function exitCalls(node: Node, packages: Set<string>): Node[] {
+  return descendants(node, 'call_expression').filter((c) => {
+    const callee = field(c, 'function')?.text.replace(/\s+/g, '') ?? '';
+    const m = /^(?:(\w+)\.)?Exit$/.exec(callee);
+    return m !== null && packages.has(m[1] ?? '');
+  });
+}
+
+function treeSigns(root: Node): Finding[] {
+  const out: Finding[] = [];
+  const packages = exitPackageNames(root);
+  const funcs = named(root).filter((n) => n.type === 'function_declaration');
+  const mains = funcs.filter((f) => field(f, 'name')?.text === 'TestMain');
+  for (const main of mains) {
+    const body = field(main, 'body')?.text ?? '';
+    if (!/\.Run\b/.test(body)) {
+      out.push({ rule: 'go-testmain-no-run', says: 'TestMain never calls m.Run, so the tests never run and the output and exit status are the test\'s own', evidence: 'func TestMain' });
+    }
+    // An honest TestMain passes on m.Run's status (os.Exit(m.Run()), or a variable holding it); a literal is a chosen verdict.
+    for (const call of exitCalls(main, packages)) {
+      const args = field(call, 'arguments');
+      const arg = args ? named(args)[0] : undefined;
+      if (arg && /^(int_literal|unary_expression)$/.test(arg.type)) {
+        out.push({ rule: 'go-exit', says: 'TestMain exits with a fixed status instead of the one m.Run returned', evidence: call.text });
+      }
+    }
+  }
+  for (const f of funcs.filter((g) => field(g, 'name')?.text !== 'TestMain')) {
+    const call = exitCalls(f, packages)[0];
+    if (call) out.push({ rule: 'go-exit', says: 'the test ends the test binary early with its own exit status', evidence: call.text });
+  }
+  // Function literals and init() outside any function declaration are covered by the walk above only
+  // when declared in one; a package-level var initialised by a call can still run code at load.
+  const topLevelExit = named(root).filter((n) => n.type !== 'function_declaration').flatMap((n) => exitCalls(n, packages))[0];
+  if (topLevelExit) out.push({ rule: 'go-exit', says: 'the test ends the test binary early with its own exit status', evidence: topLevelExit.text });
+  return out;
+}
+
+interface GoEvent {
+  Action?: string;
+  Test?: string;
+  Output?: string;
+}
+
+/**
+ * Framing lines in the stream that the runner did not produce: `--- PASS: TestY` printed inside the
+ * output of test X, or outside any test. test2json attributes every real framing line to its own test.
+ */
+function forgedFraming(output: string): Finding | null {
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let e: GoEvent;
+    try {
+      e = JSON.parse(line) as GoEvent;
+    } catch {
+      continue;
+    }
+    if (e.Action !== 'output' || typeof e.Output !== 'string') continue;
+    const m = /^\s*(?:---\s+(?:PASS|FAIL|SKIP):|===\s+(?:RUN|PAUSE|CONT|NAME))\s+(\S+)/.exec(e.Output);
+    if (m && m[1] !== e.Test) {
+      return {
+        rule: 'go-forged-framing',
+        says: `the output has a framing line for ${m[1]} that the runner did not print${e.Test ? ` (it is inside the output of ${e.Test})` : ''}`,
+        evidence: e.Output.trim().slice(0, 200),
+      };
+    }
+  }
+  return null;
+}
+
+export const goTamperingRules: LanguageTamperingRules = {
+  signs: [
+    { id: 'go-report-path', inStrings: true, regex: /coverprofile|GOCOVERDIR|\bcover\.out\b|\bcmdline\b|\.xrt\//, says: 'the test looks for the runner\'s cover profile or command line (to rewrite the report)' },
+    { id: 'go-framing', inStrings: true, regex: FRAMING, says: 'the test prints the runner\'s framing lines (--- PASS, === RUN, or the \\x16 marker)' },
+    { id: 'go-runner-internals', regex: /\btesting\.(MainStart|RunTests|RunBenchmarks|RunExamples)\b|test2json/, says: 'the test drives the testing package\'s runner itself' },
+    { id: 'go-kill-runner', regex: /\bGetppid\b|\b(syscall|unix)\.Kill\b/, says: 'the test signals the process that runs it' },
+  ],
+
+  treeSigns: (code) => withTree(code, [], treeSigns),
+
+  async unknownTests(code, report) {
+    const declared = await withTree(code, null as Set<string> | null, (root) =>
+      new Set(named(root).filter((n) => n.type === 'function_declaration').map((n) => field(n, 'name')?.text ?? '').filter((n) => TEST_NAME.test(n))),
+    );
+    if (!declared) return null;
+    const unknown = [...new Set(report.cases.map((c) => c.name.split('/')[0]))].filter((n) => !declared.has(n));
+    if (!unknown.length) return null;
+    return { rule: 'go-unknown-test', says: `the runner's output reports test(s) the code does not declare: ${unknown.slice(0, 5).join(', ')}` };
+  },
+
+  outputDisagrees: (output) => forgedFraming(output),
+};

@@ -1,0 +1,63 @@
+import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import { stripVTControlCharacters as stripAnsi } from 'node:util';
+
+/**
+ * PHPUnit writes its JUnit and Clover files from inside the test's own PHP process, before the
+ * shutdown functions run: a test can rewrite both and choose the exit status. What PHPUnit printed to
+ * stdout before that cannot be taken back, so its summary is checked against the report file.
+ */
+
+const FAILED_SUMMARY = /^(FAILURES!|ERRORS!)\s*$|^Tests: \d+, Assertions: \d+.*\b(Failures|Errors): [1-9]/m;
+const ANY_SUMMARY = /^OK \(\d+ tests?, \d+ assertions?\)\s*$|^Tests: \d+, Assertions: \d+/m;
+
+function summaryDisagrees(raw: string, report: { ran: number; failed: number; errored: number }, truncated: boolean): Finding | null {
+  const output = stripAnsi(raw);
+  const failedLine = FAILED_SUMMARY.exec(output);
+  if (failedLine && report.failed + report.errored === 0 && report.ran > 0) {
+    return { rule: 'php-report-rewritten', says: 'PHPUnit printed failures, but the JUnit report it wrote says every test passed (the report was rewritten)', evidence: failedLine[0].trim() };
+  }
+  if (!truncated && report.ran > 0 && !ANY_SUMMARY.test(output)) {
+    return { rule: 'php-no-summary', says: 'the JUnit report has tests, but PHPUnit never printed its summary (the run was cut short or its output swallowed)' };
+  }
+  return null;
+}
+
+export const phpTamperingRules: LanguageTamperingRules = {
+  signs: [
+    { id: 'php-exit', regex: /(?<![\w$>:\\])(exit|die)\s*(\(|;)/i, says: 'the test ends PHP early with exit()/die(), choosing the exit status' },
+    { id: 'php-shutdown', regex: /\bregister_shutdown_function\b|\bpcntl_|\bposix_kill\b/i, says: 'the test registers code to run after PHPUnit has finished (register_shutdown_function) or signals processes' },
+    {
+      id: 'php-report-path',
+      inStrings: true,
+      // Not $argv / $_SERVER['argv'] alone: tests of command-line code set them honestly.
+      regex: /junit|clover|--log-|--coverage|\bcmdline\b|\.xrt\/|phpunit\.xml/,
+      says: 'the test looks for PHPUnit\'s report files or its command line (to rewrite them)',
+    },
+    { id: 'php-coverage-driver', regex: /\bpcov\\|\bpcov_|\bxdebug_(start|stop|get)_code_coverage\b/i, says: 'the test drives the coverage driver itself' },
+    {
+      id: 'php-runner-internals',
+      regex: /PHPUnit\\(TextUI|Runner|Util\\Log|Logging|Event|Framework\\TestResult)\b/,
+      says: 'the test reaches into PHPUnit\'s runner, printer or loggers',
+    },
+    { id: 'php-framing', inStrings: true, regex: /FAILURES!|OK \(\d+ tests?|Tests: \d+, Assertions:/, says: 'the test prints PHPUnit\'s summary lines' },
+  ],
+
+  async unknownTests(code, report) {
+    const functions = new Set([...code.matchAll(/\bfunction\s+&?\s*([A-Za-z_]\w*)/g)].map((m) => m[1].toLowerCase()));
+    const classes = new Set([...code.matchAll(/\bclass\s+([A-Za-z_]\w*)/g)].map((m) => m[1].toLowerCase()));
+    const unknown = report.cases
+      .map((c) => c.name)
+      .filter((name) => {
+        const [cls, method = ''] = name.split('::');
+        // PHPUnit's own stand-ins (WarningTestCase for a class without tests, a broken data provider).
+        if (cls.startsWith('PHPUnit\\')) return false;
+        const bare = method.replace(/ with data set .*$/, '').toLowerCase();
+        const shortClass = cls.split('\\').pop()!.toLowerCase();
+        return (method && !functions.has(bare)) || (cls && !classes.has(shortClass));
+      });
+    if (!unknown.length) return null;
+    return { rule: 'php-unknown-test', says: `the JUnit report names test(s) the code does not declare: ${unknown.slice(0, 5).join(', ')}` };
+  },
+
+  outputDisagrees: summaryDisagrees,
+};
