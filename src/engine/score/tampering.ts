@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { goTamperingRules } from '../languages/go/tampering';
 import { juliaTamperingRules } from '../languages/julia/tampering';
@@ -7,6 +6,7 @@ import { rubyTamperingRules } from '../languages/ruby/tampering';
 import { rustTamperingRules } from '../languages/rust/tampering';
 import type { LanguageId } from '../languages/types';
 import { parseWithDeadline } from '../parse/parse';
+import { readSandboxFile, SandboxFileError } from '../execute/safe-fs';
 import type { PhaseResult } from '../execute/types';
 import type { FailureCategory, FocalCoverage, TestReport } from './types';
 
@@ -200,33 +200,12 @@ const MAX_FOCAL_BYTES = 16 * 1024 * 1024;
 export function readFocalAfterTest(root: string, file: string): { text: string } | { problem: string } {
   const rel = path.relative(root, file);
   if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) return { problem: 'outside the copy' };
-  let at = root;
-  for (const part of rel.split(path.sep).slice(0, -1)) {
-    at = path.join(at, part);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(at);
-    } catch {
-      return { problem: `removed (${path.relative(root, at)} is missing)` };
-    }
-    if (!st.isDirectory()) return { problem: `replaced: ${path.relative(root, at)} is no longer a folder (a link or a file)` };
-  }
-  let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const text = readSandboxFile(root, rel.split(path.sep).join('/'), MAX_FOCAL_BYTES);
+    return text === null ? { problem: 'removed' } : { text };
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { problem: 'removed' };
-    if (code === 'ELOOP' || code === 'EMLINK') return { problem: 'replaced by a symbolic link' };
-    return { problem: `unreadable (${code ?? String(e)})` };
-  }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) return { problem: 'replaced by something that is not a regular file (a FIFO, a folder or a device)' };
-    if (st.size > MAX_FOCAL_BYTES) return { problem: `grown to ${st.size} bytes` };
-    return { text: fs.readFileSync(fd, 'utf8') };
-  } finally {
-    fs.closeSync(fd);
+    if (e instanceof SandboxFileError) return { problem: `replaced: ${e.message}` };
+    return { problem: `unreadable (${(e as NodeJS.ErrnoException).code ?? String(e)})` };
   }
 }
 
