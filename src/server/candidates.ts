@@ -92,9 +92,10 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
 }
 
 /** `✓ TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
-export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation'>): string {
+export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation'>): string {
   const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
-  const tpr = r.compiled ? `TPR ${r.testsPassed}/${r.testsRan}` : 'does not compile';
+  // A tampering slot's report is the test's own forgery: its counts are not shown as a rate.
+  const tpr = !r.compiled ? 'does not compile' : r.failureCategory === 'tampering' ? 'tampering detected' : `TPR ${r.testsPassed}/${r.testsRan}`;
   const ms = r.mutation && !r.mutation.error ? ` · MS ${r.mutation.killed}/${r.mutation.viable}` : '';
   return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${ms}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
 }
