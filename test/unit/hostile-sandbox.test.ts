@@ -428,7 +428,9 @@ func TestTamper(t *testing.T) {
     try {
       assert.equal(treeDigest(repo), before);
       assert.equal(e.score.passed, false);
-      assert.match(e.score.reason ?? '', /read-only file system/);
+      // Its code also shows the tricks (reading the runner's command line), so the slot may be failed
+      // as tampering first; the writes themselves must have met the read-only copy.
+      assert.match(e.phases.find((p) => p.phase === 'test')?.output ?? '', /read-only file system/);
       const dir = e.sandboxDir!;
       assert.equal(fs.readFileSync(path.join(dir, 'item.go'), 'utf8'), task.file_content, 'the focal file in the copy is the task\'s');
     } finally {

@@ -128,7 +128,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     if (compiled.exitCode === 0) {
       const focalExpected = task.file_content + (placement.testFile === sandbox.focalFile ? placement.writtenCode : '');
       const test = phases.find((p) => p.phase === 'test');
-      score = await checkTampering(score, { language, writtenCode: placement.writtenCode, test, report, sandboxDir: sandbox.dir, focalFile: sandbox.focalFile, focalExpected });
+      score = await checkTampering(score, { language, writtenCode: placement.writtenCode, test, report, sandboxDir: sandbox.dir, focalFile: path.join(sandbox.dir, sandbox.focalInCopy), focalExpected });
     }
     return {
       ...base,

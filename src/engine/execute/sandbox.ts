@@ -28,6 +28,12 @@ export interface Sandbox {
   focalFile: string;
   /** The focal file relative to the repository root, '/'-separated. */
   focalRelPath: string;
+  /**
+   * The focal file relative to `dir` with the copy's own links resolved (`pkg -> pkg-real`), fixed
+   * while only trusted code has run: what the engine reads and writes after a test ran, never
+   * following a link a test may have made since.
+   */
+  focalInCopy: string;
   /** What the copy left out (links leaving the repository, huge files, FIFOs), with why. */
   skipped: CopyReport['skipped'];
 }
@@ -121,13 +127,18 @@ export function createSandbox(repoDir: string, task: TaskRecord, manifests: read
     if (!fs.lstatSync(focalFile, { throwIfNoEntry: false })?.isFile()) {
       throw new CheckoutMismatchError(`${task.file_path}: the focal file is not a regular file in the copy (a symbolic link?); refusing to run`);
     }
+    const real = fs.realpathSync(focalFile);
+    const focalInCopy = path.relative(dir, real).split(path.sep).join('/');
+    if (!focalInCopy || focalInCopy.startsWith('..') || path.isAbsolute(focalInCopy)) {
+      throw new CheckoutMismatchError(`${task.file_path}: the focal file resolves outside the copy (${real}); refusing to run`);
+    }
     const xrt = path.join(dir, '.xrt');
     const out = path.join(xrt, newOutName());
     for (const sub of ['home', 'tmp', path.basename(out)]) fs.mkdirSync(path.join(xrt, sub), { recursive: true });
     // Not listable: a test cannot find the report folder by reading .xrt (it could still chmod it back
     // where the copy is writable to it; during the local test phase it is read-only).
     fs.chmodSync(xrt, 0o311);
-    return { dir, xrt, out, projectRoot: findProjectRoot(dir, focalFile, manifests), focalFile, focalRelPath, skipped };
+    return { dir, xrt, out, projectRoot: findProjectRoot(dir, focalFile, manifests), focalFile, focalRelPath, focalInCopy, skipped };
   } catch (e) {
     removeSandboxDir(dir);
     throw e;

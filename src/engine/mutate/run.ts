@@ -1,5 +1,3 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { placeAndCompile, runContext, testsPassed, warmUp, withNewReportFolder } from '../execute/evaluate';
 import { readSandboxFile, writeSandboxFile } from '../execute/safe-fs';
 import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from '../execute/sandbox';
@@ -154,7 +152,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     if (compiled.exitCode !== 0) return summarize([], 0, `the test does not compile (exit ${compiled.exitCode}): ${tail(compiled.output)}`);
     // The focal file as a path inside the copy with no link on the way, fixed before any untrusted code
     // runs: from then on it is read and rewritten only through the safe reader and writer.
-    const focalRel = focalPathInCopy(sandbox);
+    const focalRel = sandbox.focalInCopy;
 
     const clean = await run(toolchain.test(ctx, placement, compiled));
     if (!testsPassed(true, clean, toolchain.testReport(ctx, placement, clean))) {
@@ -191,14 +189,6 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     await session?.close();
     removeSandbox(sandbox);
   }
-}
-
-/** The focal file relative to the copy's root, through no link (resolved while only trusted code has run). */
-function focalPathInCopy(sandbox: Sandbox): string {
-  const real = fs.realpathSync(sandbox.focalFile);
-  const rel = path.relative(sandbox.dir, real);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`the focal file resolves outside its sandbox (${real})`);
-  return rel.split(path.sep).join('/');
 }
 
 function describe(m: Mutant, outcome: MutantOutcome): MutantResult {
