@@ -276,9 +276,15 @@ describe('hostile tests that forge their own score (local executor)', function (
     assert.equal(e.score.failure?.rule, 'ruby-report-rewritten');
   });
 
-  it('Ruby: a spec that edits the focal method in its copy is scored as tampering', async function () {
-    const e = await attack(this, 'ruby', RUBY_EDITS_FOCAL);
-    assert.match(e.score.reason!, /focal file changed/);
+  it('Ruby: a spec that edits the focal method in its copy meets a read-only copy, and fails', async function () {
+    // The local test phase mounts the copy read-only (docs/execution.md), so the edit is prevented
+    // rather than detected; the detection itself ('focal-edited') is checked without a toolchain below.
+    if (!hasTool('ruby')) skipBecause(this, 'ruby is not installed here');
+    if (!executor.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    const task = await fixtureTask('ruby');
+    const e = await evaluateTest(task, 'ruby', RUBY_EDITS_FOCAL, { executor, repoDir: fixture(FIXTURE_OF.ruby), timeouts: { testMs: 120_000 } });
+    assert.equal(e.score.passed, false);
+    assert.match(e.score.reason ?? '', /Read-only file system|tampered/);
   });
 });
 
@@ -466,7 +472,7 @@ describe('tampering checks (no toolchain)', () => {
       fs.copyFileSync(focal(), copy);
       fs.rmSync(focal());
       fs.symlinkSync(copy, focal());
-      assert.deepEqual(readFocalAfterTest(dir, focal()), { problem: 'replaced by a symbolic link' });
+      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /symbolic link/);
       fs.rmSync(focal());
       if (spawnSync('mkfifo', [focal()]).status !== 0) skipBecause(this, 'mkfifo is not available');
       assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /not a regular file/);
@@ -474,7 +480,7 @@ describe('tampering checks (no toolchain)', () => {
       fs.renameSync(path.join(dir, 'src'), path.join(dir, 'real'));
       fs.writeFileSync(path.join(dir, 'real', 'a.rb'), 'def a; end\n');
       fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'src'));
-      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /src is no longer a folder/);
+      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /replaced: .*src/);
     });
   });
 
