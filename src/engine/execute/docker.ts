@@ -20,6 +20,8 @@ export const CONTAINER_LABEL = {
 const KILL_AFTER_S = 2;
 /** The host's backstop fires this long after the in-container timeout should have killed everything. */
 const DEFAULT_BACKSTOP_GRACE_MS = 3000;
+/** The engine's own short commands in a container (permissions before a test phase, reaping after any). */
+const QUIET_EXEC_MS = 120_000;
 
 // The container's main process only keeps it alive; exec'd commands do the work. `Init` puts an init
 // (catatonit, docker-init) in front of it so orphans of those commands are reaped and free their pids.
@@ -300,12 +302,32 @@ export class DockerSession implements Session {
     this.keepAlive = pid;
   }
 
-  /** A trusted command of the engine's own in the container: output (capped) and exit code. */
+  /**
+   * A trusted command of the engine's own in the container: output (capped) and exit code. One that
+   * outlives `QUIET_EXEC_MS` (a container that no longer answers) kills the container, like a phase.
+   */
   private async quietExec(argv: string[], user: string | undefined): Promise<{ code: number | null; output: string }> {
     const exec = await this.container.exec({ Cmd: argv, User: user, AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false });
     const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
     const output = new CappedOutput(64 * 1024);
-    await new Promise<void>((resolve) => {
+    let stuck = false;
+    const deadline = setTimeout(() => {
+      stuck = true;
+      void this.killContainer(`the engine's own command \`${argv[0]}\` did not end within ${QUIET_EXEC_MS} ms`).then(() =>
+        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
+      );
+    }, QUIET_EXEC_MS);
+    try {
+      await this.drain(stream, output);
+    } finally {
+      clearTimeout(deadline);
+    }
+    if (stuck) throw new Error(`this session's container was killed (${this.deadReason})`);
+    return { code: await exitCodeOf(exec), output: output.text() };
+  }
+
+  private drain(stream: NodeJS.ReadableStream, output: CappedOutput): Promise<void> {
+    return new Promise<void>((resolve) => {
       const sink = new Writable({
         write(chunk: Buffer, _enc, done): void {
           output.push(chunk);
@@ -317,7 +339,6 @@ export class DockerSession implements Session {
       stream.on('close', resolve);
       stream.on('error', () => resolve());
     });
-    return { code: await exitCodeOf(exec), output: output.text() };
   }
 
   private async killContainer(reason: string): Promise<void> {
@@ -335,6 +356,7 @@ export class DockerSession implements Session {
     if (user) {
       const r = await this.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0');
       if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      signal?.throwIfAborted();
     }
     const started = Date.now();
     const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
