@@ -644,6 +644,36 @@ func TestTamper(t *testing.T) {
     }
   });
 
+  it('ruby: a spec rewriting the focal file and the Gemfile is refused inside the container', async function () {
+    const rubyImage = await languageImageForTests(this, 'ruby');
+    const task = await fixtureTask('ruby');
+    const repo = fixture('bookshelf-rb');
+    const before = treeDigest(repo);
+    const code = `require 'rspec'
+
+RSpec.describe Bookshelf::Catalog do
+  it 'rewrites its own copy' do
+    File.write(${JSON.stringify(task.file_path.split('/').slice(1).join('/'))}, "module Bookshelf; end\\n")
+    File.write('Gemfile', "# forged\\n")
+    File.write('planted.rb', "# planted\\n")
+    expect(true).to eq(true)
+  end
+end
+`;
+    const e = await evaluateTest(task, 'ruby', code, { executor, image: rubyImage, repoDir: repo, keepSandbox: true });
+    try {
+      assert.equal(treeDigest(repo), before, "the user's checkout is unchanged");
+      assert.equal(e.score.passed, false, JSON.stringify(e.score));
+      assert.match(e.score.reason ?? '', /Permission denied/, JSON.stringify(e.score));
+      const dir = e.sandboxDir!;
+      assert.equal(fs.readFileSync(path.join(dir, task.file_path.split('/').slice(1).join('/')), 'utf8'), task.file_content);
+      assert.equal(fs.readFileSync(path.join(dir, 'Gemfile'), 'utf8'), fs.readFileSync(path.join(repo, 'Gemfile'), 'utf8'));
+      assert.equal(fs.existsSync(path.join(dir, 'planted.rb')), false);
+    } finally {
+      if (e.sandboxDir) fs.rmSync(e.sandboxDir, { recursive: true, force: true });
+    }
+  });
+
   it('go: a process the test leaves running does not live on into the next phase', async () => {
     const task = await fixtureTask('go');
     const repo = fixture('inventory-go');
