@@ -1,4 +1,5 @@
 import { resolveServer } from './context/lsp/commands';
+import { confinesTests } from './execute/docker';
 import { connectEngine } from './execute/docker-engine';
 import { describeHostView, planHostView, probeHostFacts } from './execute/host-view';
 import { findLanguageImage } from './execute/images';
@@ -27,12 +28,16 @@ export interface EnvironmentReport {
   missing: string[];
 }
 
-/** The container's settings in docker.ts (`open`), in words: the same on every machine. */
-const DOCKER_EXPOSURE = [
-  "read-only: nothing of the host; the image's own file system (language image, or the repository's environment image)",
-  'writable: the sandbox copy, bind-mounted at its host path; the rest of the container vanishes with it',
-  "no network; no capabilities, no-new-privileges; this user's uid:gid inside (the image's user when xrepotest runs as root); memory, pids and CPU limits",
-];
+/** The container's settings in docker.ts (`open`), in words; what the test may write depends on whether we run as root. */
+function dockerExposure(): string[] {
+  return [
+    "read-only: nothing of the host; the image's own file system (language image, or the repository's environment image)",
+    confinesTests()
+      ? "writable: the sandbox copy (bind-mounted at its host path) to compile phases; to test and coverage phases (run as nobody) only the runner's folders of it; the rest of the container vanishes with it"
+      : 'writable: the sandbox copy, bind-mounted at its host path, in every phase (xrepotest is not root: the test runs as the copy\'s owner); the rest of the container vanishes with it',
+    "no network; no capabilities, no-new-privileges; this user's uid:gid inside (the image's user when xrepotest runs as root); memory, pids and CPU limits",
+  ];
+}
 
 /** The local executor's bubblewrap view of this machine (host-view.ts), or what an unconfined run reaches. */
 function localExposure(isolated: boolean): string[] {
@@ -73,7 +78,7 @@ export async function checkEnvironment(): Promise<EnvironmentReport> {
     }
     languages.push({ language, local: localReason, docker: image, languageServer });
   }
-  return { localIsolation, exposes: { local: localExposure(local.isolated), docker: DOCKER_EXPOSURE }, engine, languages, missing };
+  return { localIsolation, exposes: { local: localExposure(local.isolated), docker: dockerExposure() }, engine, languages, missing };
 }
 
 /** The report as lines for a terminal or an output channel. */

@@ -5,7 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from '../../src/engine/execute/copy-repository';
-import { DockerExecutor } from '../../src/engine/execute/docker';
+import { confinesTests, DockerExecutor } from '../../src/engine/execute/docker';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { listSandboxDir, readSandboxFile, renameInSandbox, SandboxFileError, writeSandboxFile } from '../../src/engine/execute/safe-fs';
@@ -511,8 +511,9 @@ func TestTamper(t *testing.T) {
  * During mutation testing the engine rewrites the focal file between runs. A test that replaces it by
  * a link to a host file during a mutant's run (it tells the clean run from a mutant's by the focal
  * file's content, kept in its scratch folder) would make the engine's restore write through it. Under
- * the docker executor the container's link is followed on the host, so this is a real attack there;
- * under the local executor the copy is read-only to the test and the attack fails inside the test.
+ * the docker executor the container's link is followed on the host, so this is a real attack there
+ * where the copy is writable to the test (engine not root); under the local executor, and the docker
+ * executor run as root, the copy is read-only to the test and the attack fails inside the test.
  */
 for (const kind of ['local', 'docker'] as const) describe(`hostile sandboxes: mutation testing against a swapped focal file (${kind} executor)`, function () {
   this.timeout(1_200_000);
@@ -573,7 +574,150 @@ func TestStatusSwap(t *testing.T) {
     const result = await runMutationTesting(task, 'go', code, { executor, image, repoDir: repo, maxMutants: 4, coveredLines: [7, 8, 9, 10, 11, 12] });
     assert.equal(sha(victim), before, 'the victim is unchanged');
     assert.equal(treeDigest(repo), repoBefore, "the user's checkout is unchanged");
-    if (kind === 'docker') assert.match(result.error ?? '', /item\.go.*symbolic link/, JSON.stringify(result));
+    // Where the copy is writable to the test (docker, engine not root), the swap happens and the engine refuses the link.
+    if (kind === 'docker' && !confinesTests()) assert.match(result.error ?? '', /item\.go.*symbolic link/, JSON.stringify(result));
     else assert.ok(result.mutants > 0 && !result.error, JSON.stringify(result));
+  });
+});
+
+/**
+ * Under the docker executor one container serves every phase of a task, so the copy cannot be
+ * mounted read-only for the test phase alone. When the engine is root, the test and coverage phases
+ * run as `nobody` on a copy that belongs to root; only the runner's folders are writable to it.
+ * These tests write where a test must not, and leave a process behind for the next phase.
+ */
+describe('hostile sandboxes: a test writing into its copy (docker executor)', function () {
+  this.timeout(900_000);
+  let executor: DockerExecutor;
+  let image: string;
+
+  before(async function () {
+    if (!confinesTests()) skipBecause(this, 'the engine is not root: the docker executor cannot run the test as another user than the copy\'s owner');
+    const engine = await engineForTests(this);
+    image = await languageImageForTests(this, 'go');
+    executor = await DockerExecutor.create({ engine });
+  });
+
+  it('go: writes to the focal file, go.mod and next to the focal file fail inside the container; nothing is written', async () => {
+    const task = await fixtureTask('go');
+    const repo = fixture('inventory-go');
+    const before = treeDigest(repo);
+    // The attacker expects its writes to work: a blocked write fails the test (a scored failure).
+    const code = `package inventory
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestTamper(t *testing.T) {
+	var errs []string
+	if err := os.WriteFile("item.go", []byte("package inventory\\n// forged\\n"), 0o644); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := os.WriteFile("go.mod", []byte("module forged\\n"), 0o644); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := os.WriteFile("planted.go", []byte("package inventory\\n"), 0o644); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if err := os.Chmod(".", 0o777); err != nil {
+		errs = append(errs, err.Error())
+	}
+	if len(errs) > 0 {
+		t.Fatalf("blocked: %s", strings.Join(errs, "; "))
+	}
+}
+`;
+    const goMod = fs.readFileSync(path.join(repo, 'go.mod'), 'utf8');
+    const e = await evaluateTest(task, 'go', code, { executor, image, repoDir: repo, keepSandbox: true });
+    try {
+      assert.equal(treeDigest(repo), before, "the user's checkout is unchanged");
+      assert.equal(e.score.compiled, true, JSON.stringify(e.score));
+      assert.equal(e.score.passed, false, JSON.stringify(e.score));
+      assert.match(e.score.reason ?? '', /permission denied/, JSON.stringify(e.score));
+      const dir = e.sandboxDir!;
+      assert.equal(fs.readFileSync(path.join(dir, 'item.go'), 'utf8'), task.file_content, "the focal file in the copy is the task's");
+      assert.equal(fs.readFileSync(path.join(dir, 'go.mod'), 'utf8'), goMod);
+      assert.equal(fs.existsSync(path.join(dir, 'planted.go')), false, 'no file was planted next to the focal file');
+    } finally {
+      if (e.sandboxDir) fs.rmSync(e.sandboxDir, { recursive: true, force: true });
+    }
+  });
+
+  it('ruby: a spec rewriting the focal file and the Gemfile is refused inside the container', async function () {
+    const rubyImage = await languageImageForTests(this, 'ruby');
+    const task = await fixtureTask('ruby');
+    const repo = fixture('bookshelf-rb');
+    const before = treeDigest(repo);
+    const code = `require 'rspec'
+
+RSpec.describe Bookshelf::Catalog do
+  it 'rewrites its own copy' do
+    File.write(${JSON.stringify(task.file_path.split('/').slice(1).join('/'))}, "module Bookshelf; end\\n")
+    File.write('Gemfile', "# forged\\n")
+    File.write('planted.rb', "# planted\\n")
+    expect(true).to eq(true)
+  end
+end
+`;
+    const e = await evaluateTest(task, 'ruby', code, { executor, image: rubyImage, repoDir: repo, keepSandbox: true });
+    try {
+      assert.equal(treeDigest(repo), before, "the user's checkout is unchanged");
+      assert.equal(e.score.passed, false, JSON.stringify(e.score));
+      assert.match(e.score.reason ?? '', /Permission denied/, JSON.stringify(e.score));
+      const dir = e.sandboxDir!;
+      assert.equal(fs.readFileSync(path.join(dir, task.file_path.split('/').slice(1).join('/')), 'utf8'), task.file_content);
+      assert.equal(fs.readFileSync(path.join(dir, 'Gemfile'), 'utf8'), fs.readFileSync(path.join(repo, 'Gemfile'), 'utf8'));
+      assert.equal(fs.existsSync(path.join(dir, 'planted.rb')), false);
+    } finally {
+      if (e.sandboxDir) fs.rmSync(e.sandboxDir, { recursive: true, force: true });
+    }
+  });
+
+  it('go: a process the test leaves running does not live on into the next phase', async () => {
+    const task = await fixtureTask('go');
+    const repo = fixture('inventory-go');
+    // Leaves a detached process (its own session: the in-container timeout's group kill misses it).
+    const code = `package inventory
+
+import (
+	"os/exec"
+	"syscall"
+	"testing"
+)
+
+func TestLeaveBehind(t *testing.T) {
+	cmd := exec.Command("sleep", "1000")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+}
+`;
+    let seen = '';
+    const spy: Executor = {
+      kind: 'docker',
+      info: (l) => executor.info(l),
+      async open(spec: SessionSpec): Promise<Session> {
+        const s = await executor.open(spec);
+        return {
+          async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+            const r = await s.run(cmd, signal);
+            if (cmd.phase === 'test') {
+              const ps = await s.run({ ...cmd, phase: 'coverage', argv: ['sh', '-c', 'for p in /proc/[0-9]*/cmdline; do tr "\\\\0" " " < $p; echo; done'], timeoutMs: 30_000 });
+              seen = ps.output;
+            }
+            return r;
+          },
+          close: () => s.close(),
+        };
+      },
+    };
+    const e = await evaluateTest(task, 'go', code, { executor: spy, image, repoDir: repo });
+    assert.equal(e.score.passed, true, JSON.stringify(e.score));
+    assert.ok(seen.includes('sleep infinity'), `the listing saw the container's processes: ${seen}`);
+    assert.doesNotMatch(seen, /sleep 1000/, 'the test\'s background process was reaped');
   });
 });

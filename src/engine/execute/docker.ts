@@ -20,6 +20,8 @@ export const CONTAINER_LABEL = {
 const KILL_AFTER_S = 2;
 /** The host's backstop fires this long after the in-container timeout should have killed everything. */
 const DEFAULT_BACKSTOP_GRACE_MS = 3000;
+/** The engine's own short commands in a container (permissions before a test phase, reaping after any). */
+const QUIET_EXEC_MS = 120_000;
 
 // The container's main process only keeps it alive; exec'd commands do the work. `Init` puts an init
 // (catatonit, docker-init) in front of it so orphans of those commands are reaped and free their pids.
@@ -85,6 +87,44 @@ function hostUser(): string | undefined {
   const uid = process.getuid();
   return uid === 0 ? undefined : `${uid}:${process.getgid()}`;
 }
+
+/**
+ * Who runs the test and coverage phases when the engine is root: `nobody`, which owns nothing in the
+ * copy (it belongs to root), so the copy is read-only to it but for the folders made writable for it.
+ * A non-root engine runs everything as the host user (rootless engines map ids their own way), and the
+ * copy stays writable to the test there (docs/execution.md).
+ */
+export const UNPRIVILEGED_USER = '65534:65534';
+
+/** Whether test phases can run as another user than the copy's owner (the engine runs as root). */
+export function confinesTests(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/**
+ * Run as root in the container before a test phase, while nothing untrusted runs (every earlier
+ * exec's processes were reaped): the copy readable but not writable to others, `.xrt` not listable
+ * (the report folder's name stays secret), the runner's folders writable to all, and the image's
+ * caches (/xrt/cache: GOCACHE, CARGO_HOME…, the container's own) writable. `chmod -R` follows no link
+ * it meets while walking; a writable folder that is itself a link is skipped. Files the test user
+ * made earlier cannot be changed by root without capabilities: those are only in writable folders.
+ */
+const OPEN_FOR_TEST = [
+  'd=$1; shift',
+  'chmod -R o+rX,o-w "$d" 2>/dev/null',
+  'chmod 0311 "$d/.xrt" 2>/dev/null',
+  'for w in "$@"; do [ -L "$w" ] || chmod -R a+rwX "$w" 2>/dev/null; done',
+  '[ -d /xrt/cache ] && chmod -R a+rwX /xrt/cache 2>/dev/null',
+  'exit 0',
+].join('\n');
+
+/**
+ * Run after every exec as the exec's user: kills whatever that exec left running (a background
+ * process a test started must not live on into the next phase), sparing the container's init (1),
+ * its keep-alive process (`$1`) and itself. Only shell builtins, so it starts no process of its own.
+ * Twice, for what forked while the first pass ran.
+ */
+const REAP = ['keep=$1', 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || kill -9 "$i" 2>/dev/null; done; done', 'exit 0'].join('\n');
 
 /**
  * Runs each task in its own container through the Docker Engine API (Docker, or Podman's API
@@ -189,7 +229,14 @@ export class DockerExecutor implements Executor {
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(`could not start a container of ${image}: ${(e as Error).message}`);
     }
-    return new DockerSession(docker, container, sessionId, spec, this.options.backstopGraceMs ?? DEFAULT_BACKSTOP_GRACE_MS);
+    const session = new DockerSession(docker, container, sessionId, spec, this.options.backstopGraceMs ?? DEFAULT_BACKSTOP_GRACE_MS, confinesTests());
+    try {
+      await session.findKeepAlive();
+    } catch (e) {
+      await session.close().catch(() => undefined);
+      throw e;
+    }
+    return session;
   }
 }
 
@@ -240,7 +287,59 @@ export class DockerSession implements Session {
     readonly id: string,
     private readonly spec: SessionSpec,
     private readonly backstopGraceMs: number,
+    /** Test and coverage phases run as `UNPRIVILEGED_USER` on a copy read-only to it (engine is root). */
+    readonly confined: boolean,
   ) {}
+
+  /** The keep-alive process's pid in the container (init's child), which reaping must spare. */
+  private keepAlive = '';
+
+  /** Finds the keep-alive process, before anything else runs in the container. */
+  async findKeepAlive(): Promise<void> {
+    const r = await this.quietExec(['cat', '/proc/1/task/1/children'], undefined);
+    const pid = /^\s*(\d+)/.exec(r.output)?.[1];
+    if (r.code !== 0 || !pid) throw new Error(`could not find the container's keep-alive process: ${r.output.trim().slice(0, 200)}`);
+    this.keepAlive = pid;
+  }
+
+  /**
+   * A trusted command of the engine's own in the container: output (capped) and exit code. One that
+   * outlives `QUIET_EXEC_MS` (a container that no longer answers) kills the container, like a phase.
+   */
+  private async quietExec(argv: string[], user: string | undefined): Promise<{ code: number | null; output: string }> {
+    const exec = await this.container.exec({ Cmd: argv, User: user, AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false });
+    const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
+    const output = new CappedOutput(64 * 1024);
+    let stuck = false;
+    const deadline = setTimeout(() => {
+      stuck = true;
+      void this.killContainer(`the engine's own command \`${argv[0]}\` did not end within ${QUIET_EXEC_MS} ms`).then(() =>
+        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
+      );
+    }, QUIET_EXEC_MS);
+    try {
+      await this.drain(stream, output);
+    } finally {
+      clearTimeout(deadline);
+    }
+    if (stuck) throw new Error(`this session's container was killed (${this.deadReason})`);
+    return { code: await exitCodeOf(exec), output: output.text() };
+  }
+
+  private drain(stream: NodeJS.ReadableStream, output: CappedOutput): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done): void {
+          output.push(chunk);
+          done();
+        },
+      });
+      this.docker.modem.demuxStream(stream, sink, sink);
+      stream.on('end', resolve);
+      stream.on('close', resolve);
+      stream.on('error', () => resolve());
+    });
+  }
 
   private async killContainer(reason: string): Promise<void> {
     this.deadReason ??= reason;
@@ -252,6 +351,13 @@ export class DockerSession implements Session {
     if (this.closed) throw new Error('this execution session is closed');
     if (this.deadReason) throw new Error(`this session's container was killed (${this.deadReason}); open a new session`);
     signal?.throwIfAborted();
+    // A test phase on a copy read-only to it: opened up by root first, then run as nobody.
+    const user = this.confined && cmd.sandboxWritable ? UNPRIVILEGED_USER : undefined;
+    if (user) {
+      const r = await this.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0');
+      if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      signal?.throwIfAborted();
+    }
     const started = Date.now();
     const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
     // The in-container timeout kills the command's whole process group; the host backstop below is
@@ -259,6 +365,7 @@ export class DockerSession implements Session {
     const exec = await this.container.exec({
       Cmd: ['timeout', `--kill-after=${KILL_AFTER_S}s`, `${seconds}s`, ...cmd.argv],
       WorkingDir: cmd.cwd,
+      User: user,
       Env: [`LANG=C.UTF-8`, ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`)],
       AttachStdout: true,
       AttachStderr: true,
@@ -306,6 +413,8 @@ export class DockerSession implements Session {
     if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
 
     const code = await exitCodeOf(exec);
+    // Nothing the command started outlives it (as its own user, the only one it could have run as).
+    await this.quietExec(['sh', '-c', REAP, 'xrt-reap', this.keepAlive], user);
     // timeout(1) exits 124 after TERM worked, 137 after it had to KILL; both only once the deadline passed.
     const timedOut = (code === 124 || code === 137) && durationMs >= cmd.timeoutMs;
     if (timedOut) return { ...base, exitCode: null, signal: code === 124 ? 'SIGTERM' : 'SIGKILL', timedOut };
