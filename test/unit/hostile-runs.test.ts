@@ -12,6 +12,7 @@ import type { ResultRecord } from '../../src/engine/store/results';
 import { loadGenerations } from '../../src/engine/tasks/generations';
 import { loadTasks } from '../../src/engine/tasks/load';
 import { CLI, REPO_ROOT } from '../helpers/paths';
+import { pidNamespaceId } from '../../src/engine/util/process-namespace';
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: REPO_ROOT, timeout: 300_000 });
@@ -141,7 +142,7 @@ describe('hostile run folders and reports', function () {
     it('takes over a lock whose process is gone (same host and PID namespace), or whose pid is now another process', () => {
       const runDir = path.join(dir, 'run');
       fs.mkdirSync(runDir);
-      const ns = fs.readlinkSync('/proc/self/ns/pid');
+      const ns = pidNamespaceId();
       const stale: LockOwner = { pid: deadPid(), pidNamespace: ns, hostname: os.hostname(), processStart: '1', startedAt: '2026-01-01T00:00:00.000Z', command: 'bench', token: 'old' };
       fs.writeFileSync(path.join(runDir, RUN_LOCK_NAME), JSON.stringify(stale));
       const lock = acquireRunLock(runDir, 'bench');
@@ -161,11 +162,11 @@ describe('hostile run folders and reports', function () {
       const runDir = path.join(dir, 'run');
       fs.mkdirSync(runDir);
       const file = path.join(runDir, RUN_LOCK_NAME);
-      const ns = fs.readlinkSync('/proc/self/ns/pid');
+      const ns = pidNamespaceId();
       const base: LockOwner = { pid: deadPid(), pidNamespace: ns, hostname: os.hostname(), processStart: null, startedAt: '2026-01-01T00:00:00.000Z', command: 'bench', token: 't' };
       const cases: Array<[LockOwner | string, RegExp]> = [
         // A pid that is dead here may be alive in the container or on the machine that wrote the lock.
-        [{ ...base, pidNamespace: 'pid:[1]' }, /in use by process \d+ \(bench\) on .*PID namespace pid:\[1\]/],
+        [{ ...base, pidNamespace: '1' }, /in use by process \d+ \(bench\) on .*PID namespace 1,/],
         [{ ...base, hostname: 'other-host' }, /on other-host/],
         [{ ...base, pid: process.ppid, processStart: processStartOf(process.ppid) }, new RegExp(`in use by process ${process.ppid}`)],
         ['not json', /does not say who holds it; if no other xrepotest process uses this folder, delete .*run\.lock/],

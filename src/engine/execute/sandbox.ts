@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type { TaskRecord } from '../tasks/record';
 import { pathInRepository } from '../tasks/task-path';
 import { copyRepository, type CopyReport } from './copy-repository';
+import { pidAlive, pidNamespaceId } from '../util/process-namespace';
 
 /** Folders never copied into a sandbox: history, build products, our own scratch space. */
 const NOT_COPIED = new Set(['.git', '.hg', '.svn', 'target', 'node_modules', '.xrt', 'coverage', '.phpunit.cache']);
@@ -54,25 +55,9 @@ export function focalPathInRepo(task: TaskRecord): string {
  * the task's `file_content`: running a test against other code than the task's would score the wrong
  * thing silently.
  */
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/**
- * This process's PID namespace as a number (`readlink /proc/self/ns/pid` is `pid:[4026531836]`): a pid
- * means something only in its own namespace, and another container or bwrap sharing /tmp has its own.
- */
+/** Our PID namespace for sandbox names; '0' where it cannot be read (no sandbox then looks like ours to reap by pid). */
 export function pidNamespace(): string {
-  try {
-    return /\[(\d+)\]/.exec(fs.readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
-  } catch {
-    return '0';
-  }
+  return pidNamespaceId() ?? '0';
 }
 
 const reaped = new Set<string>();

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { pidAlive, pidNamespaceId } from '../util/process-namespace';
 
 /**
  * One process at a time in a run folder. Two `bench` processes on one folder would both run every task
@@ -38,14 +39,6 @@ export class RunLockedError extends Error {
   }
 }
 
-function pidNamespace(): string | null {
-  try {
-    return fs.readlinkSync('/proc/self/ns/pid');
-  } catch {
-    return null;
-  }
-}
-
 /** Field 22 of /proc/<pid>/stat; the command name (field 2) may hold spaces and parentheses, so count from its end. */
 export function processStartOf(pid: number): string | null {
   try {
@@ -53,15 +46,6 @@ export function processStartOf(pid: number): string | null {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
   } catch {
     return null;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
@@ -76,7 +60,7 @@ function readOwner(file: string): LockOwner | null {
 
 /** Why the owner is certainly gone (the lock is stale), or null when it may still be running. */
 function goneBecause(owner: LockOwner): string | null {
-  if (owner.hostname !== os.hostname() || owner.pidNamespace !== pidNamespace() || owner.pidNamespace === null) return null;
+  if (owner.hostname !== os.hostname() || owner.pidNamespace !== pidNamespaceId() || owner.pidNamespace === null) return null;
   if (owner.pid === process.pid) return null;
   if (!pidAlive(owner.pid)) return `process ${owner.pid} is gone`;
   const start = processStartOf(owner.pid);
@@ -125,7 +109,7 @@ export function acquireLockFile(file: string, what: string, command: string): Ru
   const runDir = what;
   const owner: LockOwner = {
     pid: process.pid,
-    pidNamespace: pidNamespace(),
+    pidNamespace: pidNamespaceId(),
     hostname: os.hostname(),
     processStart: processStartOf(process.pid),
     startedAt: new Date().toISOString(),
