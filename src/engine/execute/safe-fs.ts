@@ -197,25 +197,20 @@ export function renameInSandbox(root: string, fromRel: string, toRel: string): v
 
 /** Makes a folder (its parent must exist); an existing entry of that name is refused. */
 export function mkdirInSandbox(root: string, rel: string, mode = 0o755): void {
-  const opened = openLeaf(root, rel);
-  if (!opened) throw new SandboxFileError(`${rel}: its folder does not exist in the sandbox`);
-  try {
-    if (opened.leaf !== null) throw new SandboxFileError(`${rel}: already exists`);
-    fs.mkdirSync(via(opened.parent, opened.name), { mode });
-  } catch (e) {
-    throw e instanceof SandboxFileError ? e : describeError(rel, e);
-  } finally {
-    if (opened.leaf !== null) closeQuietly(opened.leaf);
-    closeQuietly(opened.parent);
-  }
+  makeDir(root, rel, mode, false);
 }
 
 /** Makes a folder unless a folder (not a link to one) is already there. */
 export function ensureDirInSandbox(root: string, rel: string, mode = 0o755): void {
+  makeDir(root, rel, mode, true);
+}
+
+function makeDir(root: string, rel: string, mode: number, existingFolderIsFine: boolean): void {
   const opened = openLeaf(root, rel);
   if (!opened) throw new SandboxFileError(`${rel}: its folder does not exist in the sandbox`);
   try {
     if (opened.leaf !== null) {
+      if (!existingFolderIsFine) throw new SandboxFileError(`${rel}: already exists`);
       const st = fs.fstatSync(opened.leaf);
       if (!st.isDirectory()) throw new SandboxFileError(`${rel} is ${kindOf(st)}, not a folder (the test replaced it)`);
       return;
@@ -228,7 +223,6 @@ export function ensureDirInSandbox(root: string, rel: string, mode = 0o755): voi
     closeQuietly(opened.parent);
   }
 }
-
 /** Names in a folder of the sandbox (empty when it does not exist); the folder and its parents must not be links. */
 export function listSandboxDir(root: string, rel: string): string[] {
   const opened = openLeaf(root, rel);
