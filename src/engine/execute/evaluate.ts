@@ -7,7 +7,7 @@ import { focalCoverage } from '../score/coverage/focal';
 import { classifyFailure } from '../score/failure';
 import { invocationOf } from '../score/invocation';
 import { checkTampering } from '../score/tampering';
-import type { FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
+import type { EnvironmentProblem, FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
@@ -27,6 +27,8 @@ export interface EvaluateOptions {
   keepSandbox?: boolean;
   /** Called when a phase starts, for progress. */
   onPhase?: (phase: string) => void;
+  /** Known before the run (docker: the environment image did not build): the slot is an environment verdict. */
+  environmentProblem?: EnvironmentProblem;
 }
 
 export interface Score {
@@ -52,6 +54,8 @@ export interface Evaluation {
   score: Score;
   /** Why the evaluation could not run at all (checkout differs, engine down); scored as zeros. */
   error?: string;
+  /** The harness or the machine failed before any untrusted code ran: the slot is left out of N (METRICS.md). */
+  environment?: EnvironmentProblem;
   sandboxDir?: string;
 }
 
@@ -67,9 +71,10 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   const invocation = await invocationOf(language, testCode, task);
   const phases: PhaseResult[] = [];
   const missing = opts.image ? null : await opts.executor.unavailable?.(language);
-  if (missing) {
-    const executor: ExecutorInfo = { kind: opts.executor.kind, engine: 'unavailable', versions: {} };
-    return { language, testHash: hash, executor, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, missing), error: missing };
+  if (missing || opts.environmentProblem) {
+    const problem = opts.environmentProblem ?? { cause: 'toolchain-missing', reason: `the ${opts.executor.kind} executor cannot run ${language} here: ${missing}; install it, then check with \`xrepotest doctor\`` };
+    const executor: ExecutorInfo = { kind: opts.executor.kind, engine: missing ? 'unavailable' : opts.executor.kind, versions: {} };
+    return environmentVerdict({ language, testHash: hash, executor, placement: null, phases, testReport: emptyReport() }, invocation, problem);
   }
   const base = { language, testHash: hash, executor: await opts.executor.info(language) };
 
@@ -82,7 +87,8 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     sandbox = createSandbox(opts.repoDir, task, toolchain.manifests);
   } catch (e) {
     if (!(e instanceof CheckoutMismatchError)) throw e;
-    return { ...base, placement: null, phases, testReport: emptyReport(), score: zeroScore(invocation, e.message), error: e.message };
+    const problem = { cause: 'checkout-mismatch', reason: `the checkout is not the task's code (${e.message}); check out the commit the tasks were extracted from` };
+    return environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, problem);
   }
   const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   let session: Awaited<ReturnType<Executor['open']>> | null = null;
@@ -108,7 +114,14 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         throw e;
       }
     };
-    await warmUp(ctx, opts.executor, run);
+    const warm = await warmUp(ctx, opts.executor, run);
+    // Only the project's own code has run so far: a failing warm-up is the project's or the machine's, not the test's.
+    if (warm && (warm.exitCode !== 0 || warm.timedOut)) {
+      return {
+        ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warmUpProblem(warm, opts.repoDir)),
+        sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
+      };
+    }
     const placed = await placeAndCompile(ctx, run);
     placement = placed.placement;
     const compiled = placed.compiled;
@@ -228,17 +241,42 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
  * Fills the language's build cache from the untouched project (trusted code only), then gives the
  * sandbox its own copy: a generated test can spoil its copy, never the cache the next task uses.
  */
-export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<void> {
+export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<PhaseResult | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return;
+  if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return null;
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
   const shared = executor.sharedCache?.(ctx.language) ?? null;
-  await run(toolchain.warmUp(ctx, shared?.dir ?? inSandbox));
+  const result = await run(toolchain.warmUp(ctx, shared?.dir ?? inSandbox));
   shared?.seed(inSandbox);
+  return result;
 }
 
-function zeroScore(invocation: InvocationResult, reason: string): Score {
-  return { compiled: false, passed: false, coverage: { executable: [], covered: [] }, coverageRatio: 0, invocation, failure: null, reason };
+/** The first line of a build log that looks like an error (else its first line), for a one-line reason. */
+export function firstErrorLine(output: string): string {
+  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
+  return (lines.find((l) => /error|cannot|undefined|not found|missing/i.test(l)) ?? lines[0] ?? '(no output)').slice(0, 200);
+}
+
+function warmUpProblem(warm: PhaseResult, repoDir: string): EnvironmentProblem {
+  const how = warm.timedOut ? 'warm-up timed out' : warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
+  return {
+    cause: 'project-does-not-build',
+    reason: `the project itself does not build here (${how}: ${firstErrorLine(warm.output)}); run \`xrepotest doctor --repo ${repoDir}\``,
+  };
+}
+
+/** A slot the harness could not score: zeros, category 'environment', and the reason naming cause and fix. */
+function environmentVerdict(ev: Omit<Evaluation, 'score'>, invocation: InvocationResult, problem: EnvironmentProblem): Evaluation {
+  const score: Score = {
+    compiled: false,
+    passed: false,
+    coverage: { executable: [], covered: [] },
+    coverageRatio: 0,
+    invocation,
+    failure: { category: 'environment', rule: problem.cause, evidence: problem.reason },
+    reason: problem.reason,
+  };
+  return { ...ev, score, error: problem.reason, environment: problem };
 }
 
 /** The first thing that went wrong, as a sentence. */

@@ -14,6 +14,12 @@ export function formatSummaryText(s: Summary): string {
   if (s.baseline_samples) {
     lines.push(`${s.baseline_samples} of ${s.total_samples} slots come from the offline baseline provider: a lower bound, not a model's result`);
   }
+  if (s.environment_samples) {
+    lines.push(`environment failures: ${s.environment_samples} of ${s.total_samples + s.environment_samples} slots, not the test's fault and left out of N:`);
+    for (const [lang, block] of Object.entries(s.languages)) {
+      for (const r of block.environment_reasons) lines.push(`  ${lang} ${r.count}x [${r.cause}] ${r.reason}`);
+    }
+  }
   lines.push('failure categories (percent of N):');
   for (const [cat, share] of Object.entries(s.failure_categories)) {
     const label = cat === 'none' ? 'No error / pass' : FAILURE_CATEGORY_LABELS[cat as FailureCategory];

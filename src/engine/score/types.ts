@@ -34,7 +34,17 @@ export type FailureCategory =
   | 'logic-assertion'
   | 'test-design-mocking'
   /** Ours, not the paper's: the test forged its score or changed the focal code (METRICS.md). */
-  | 'tampering';
+  | 'tampering'
+  /** Ours: the harness or the machine could not build or run the project; not the test's fault, left out of N (METRICS.md). */
+  | 'environment';
+
+/** Why a slot could not be scored: the harness's or the machine's failure, never the test's. */
+export interface EnvironmentProblem {
+  /** A short id: 'toolchain-missing', 'checkout-mismatch', 'project-does-not-build', 'image-does-not-build'. */
+  cause: string;
+  /** Names the cause and the fix, for people. */
+  reason: string;
+}
 
 export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'syntactic-compilation': 'Syntactic & Compilation',
@@ -43,6 +53,7 @@ export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'logic-assertion': 'Logic & Assertion',
   'test-design-mocking': 'Test Design & Mocking',
   tampering: 'Tampering',
+  environment: 'Environment (not the test)',
 };
 
 export interface InvocationResult {

@@ -103,23 +103,50 @@ export interface SummaryBlock {
   coverage_at_pass: number;
   passing_samples: number;
   strict_invocation_rate: number;
-  failure_categories: Record<FailureCategory | 'none', number>;
+  failure_categories: Record<ScoredCategory | 'none', number>;
   /** Slots whose test came from the offline baseline: a lower bound, not a model. */
   baseline_samples: number;
+  /** Ours: slots the harness or the machine could not score, left out of every rate above (METRICS.md). */
+  environment_samples: number;
+  /** Their causes, most frequent first. */
+  environment_reasons: Array<{ cause: string; reason: string; count: number }>;
+}
+
+/** Every category but 'environment', whose slots are not in N. */
+export type ScoredCategory = Exclude<FailureCategory, 'environment'>;
+
+export const isEnvironmentFailure = (r: ResultRecord): boolean => r.xrt.failure_category === 'environment';
+
+/** Environment failures grouped by cause and reason, most frequent first. */
+export function environmentReasons(records: ReadonlyArray<{ cause: string; reason: string }>): Array<{ cause: string; reason: string; count: number }> {
+  const counts = new Map<string, { cause: string; reason: string; count: number }>();
+  for (const r of records) {
+    const key = `${r.cause}\u0000${r.reason}`;
+    const c = counts.get(key);
+    if (c) c.count++;
+    else counts.set(key, { ...r, count: 1 });
+  }
+  return [...counts.values()].sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }
 
 const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
 
-/** Every rate divides by N = all evaluated slots (METRICS.md): a slot with no build still counts as zero. */
-export function summarize(results: ResultRecord[]): SummaryBlock {
+/**
+ * Every rate divides by N = all evaluated slots (METRICS.md): a slot with no build still counts as zero.
+ * Environment failures are not the test's: they are left out of N and counted beside it.
+ */
+export function summarize(all: ResultRecord[]): SummaryBlock {
+  const results = all.filter((r) => !isEnvironmentFailure(r));
+  const environment = all.filter(isEnvironmentFailure);
   const n = results.length;
   const passing = results.filter((r) => r.checks[0].tests);
   const cov = (r: ResultRecord): number => {
     const c = r.coverage_stats[0];
     return c.total_lines ? c.covered_lines / c.total_lines : 0;
   };
-  const categories = Object.fromEntries([...Object.keys(FAILURE_CATEGORY_LABELS), 'none'].map((k) => [k, 0])) as Record<FailureCategory | 'none', number>;
-  for (const r of results) categories[r.xrt.failure_category ?? 'none']++;
+  const scored = Object.keys(FAILURE_CATEGORY_LABELS).filter((k) => k !== 'environment');
+  const categories = Object.fromEntries([...scored, 'none'].map((k) => [k, 0])) as Record<ScoredCategory | 'none', number>;
+  for (const r of results) categories[(r.xrt.failure_category as ScoredCategory | null) ?? 'none']++;
   for (const k of Object.keys(categories) as Array<keyof typeof categories>) categories[k] = pct(categories[k], n);
   return {
     total_samples: n,
@@ -132,6 +159,8 @@ export function summarize(results: ResultRecord[]): SummaryBlock {
     strict_invocation_rate: pct(results.filter((r) => r.xrt.invocation_strict).length, n),
     failure_categories: categories,
     baseline_samples: results.filter((r) => r.xrt.baseline).length,
+    environment_samples: environment.length,
+    environment_reasons: environmentReasons(environment.map((r) => ({ cause: r.xrt.failure_rule ?? 'unknown', reason: r.xrt.reason ?? r.xrt.error ?? '' }))),
   };
 }
 
