@@ -136,7 +136,8 @@ export function compareRuns(a: readonly Slot[], b: readonly Slot[], opts: Compar
   // In key order, so the paired bootstrap does not depend on the order of the input files.
   for (const [k, sa] of [...A.map].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
     const sb = B.map.get(k);
-    if (sb) pairs.push([sa, sb]);
+    // A slot either run could not score (environment) has no verdict to pair; it counts as unpaired.
+    if (sb && !sa.environment && !sb.environment) pairs.push([sa, sb]);
   }
   const groups = groupBy(pairs, ([sa]) => sa.language);
   const raw = groups.map(([language, p]) => compareRow(language, p, opts));

@@ -16,12 +16,12 @@ const CSS = `
   --bg: #ffffff; --fg: #1b1f24; --muted: #57606a; --border: #d0d7de; --stripe: #f6f8fa; --grid: #e4e8ec; --accent: #0969da;
   --warn-bg: #fff8c5; --warn-fg: #4d3800; --warn-border: #d4a72c;
   --s0: #0072b2; --s1: #e69f00; --s2: #009e73; --s3: #cc79a7;
-  --c-syn: #d55e00; --c-type: #cc79a7; --c-api: #e69f00; --c-logic: #0072b2; --c-design: #56b4e9; --c-none: #009e73; --c-unk: #8c959f; --c-tamper: #000000; }
+  --c-syn: #d55e00; --c-type: #cc79a7; --c-api: #e69f00; --c-logic: #0072b2; --c-design: #56b4e9; --c-none: #009e73; --c-unk: #8c959f; --c-tamper: #000000; --c-env: #bdbdbd; }
 @media (prefers-color-scheme: dark) { :root {
   --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --stripe: #151b23; --grid: #262c36; --accent: #4493f8;
   --warn-bg: #2e2a14; --warn-fg: #f2cc60; --warn-border: #9e6a03;
   --s0: #56b4e9; --s1: #f0b429; --s2: #2fc79a; --s3: #e39ccb;
-  --c-syn: #f07a3a; --c-type: #e39ccb; --c-api: #f0b429; --c-logic: #4a9fe0; --c-design: #8fd0f5; --c-none: #2fc79a; --c-unk: #768390; --c-tamper: #f0f0f0; } }
+  --c-syn: #f07a3a; --c-type: #e39ccb; --c-api: #f0b429; --c-logic: #4a9fe0; --c-design: #8fd0f5; --c-none: #2fc79a; --c-unk: #768390; --c-tamper: #f0f0f0; --c-env: #5a5a5a; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); font: 14px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 main { max-width: 1200px; margin: 0 auto; padding: 24px; }
@@ -42,7 +42,7 @@ svg text { fill: var(--fg); font: 12px system-ui, sans-serif; } svg .tick { fill
 svg .whisker line { stroke: var(--fg); stroke-width: 1.4; }
 .s0 { fill: var(--s0); } .s1 { fill: var(--s1); } .s2 { fill: var(--s2); } .s3 { fill: var(--s3); }
 .cat-syntactic-compilation { fill: var(--c-syn); } .cat-type-system-memory { fill: var(--c-type); } .cat-api-hallucination { fill: var(--c-api); }
-.cat-logic-assertion { fill: var(--c-logic); } .cat-test-design-mocking { fill: var(--c-design); } .cat-none { fill: var(--c-none); } .cat-unclassified { fill: var(--c-unk); } .cat-tampering { fill: var(--c-tamper); }
+.cat-logic-assertion { fill: var(--c-logic); } .cat-test-design-mocking { fill: var(--c-design); } .cat-none { fill: var(--c-none); } .cat-unclassified { fill: var(--c-unk); } .cat-tampering { fill: var(--c-tamper); } .cat-environment { fill: var(--c-env); }
 .sig { font-weight: 600; color: var(--accent); }
 `;
 
@@ -154,6 +154,25 @@ function baselineNotice(slots: number, total: number): string {
   return slots ? `<p class="notice" role="note" id="baseline-notice"><strong>${slots} of ${total} slots come from the offline baseline provider: a lower bound, not a model's result.</strong> ${h(BASELINE_LEGEND)}</p>` : '';
 }
 
+/** Slots the harness could not score, before any rate: they are left out of N everywhere below. */
+function environmentSectionHtml(report: Report): string {
+  const e = report.environment;
+  if (!e?.slots) return '';
+  const body = e.rows
+    .map(
+      (r) =>
+        `<tr data-language="${h(r.language)}"><td class="name">${h(r.language)}</td><td class="name">${h(r.repository)}</td><td>${r.count} of ${r.of}</td>` +
+        `<td class="name">${r.reasons.map((x) => `${x.count}× <code>${h(x.cause)}</code>: ${h(x.reason)}`).join('<br>')}</td></tr>`,
+    )
+    .join('\n');
+  return section(
+    'environment',
+    'Environment failures',
+    `${e.slots} slots could not be scored: the harness or the machine could not build or run the project. They are not the test's fault and are left out of N in every table.`,
+    `<div class="scroll"><table id="table-environment"><thead><tr><th class="name">Language</th><th class="name">Repository</th><th>Slots</th><th class="name">Cause and fix</th></tr></thead><tbody>\n${body}\n</tbody></table></div>`,
+  );
+}
+
 function card(label: string, value: string, small = ''): string {
   return `<div class="card"><div class="small">${h(label)}</div><div class="big">${h(value)}</div>${small ? `<div class="small">${h(small)}</div>` : ''}</div>`;
 }
@@ -201,7 +220,7 @@ function reportSections(report: Report): string[] {
 export function reportHtml(report: Report): string {
   const t = report.totals;
   const lede = `${t.slots} slots in ${t.languages.join(', ') || 'no language'}; modes: ${t.modes.join(', ') || '—'}; models: ${t.models.join(', ') || '—'}.`;
-  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), ...reportSections(report), glossary(report)];
+  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), environmentSectionHtml(report), ...reportSections(report), glossary(report)].filter(Boolean);
   return page(report.label, body.join('\n'));
 }
 

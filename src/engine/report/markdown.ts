@@ -77,6 +77,17 @@ function header(report: Report): string {
   return lines.join('\n');
 }
 
+/** Slots the harness could not score, up front: a run with environment failures says so before any rate. */
+export function environmentMarkdown(report: Report): string | null {
+  const e = report.environment;
+  if (!e?.slots) return null;
+  const rows = e.rows.map((r) => [esc(r.language), esc(r.repository), `${r.count} of ${r.of}`, r.reasons.map((x) => `${x.count}× \`${esc(x.cause)}\`: ${esc(x.reason)}`).join('<br>')]);
+  return (
+    `## Environment failures\n\n**${e.slots} slots could not be scored: the harness or the machine could not build or run the project.** ` +
+    `They are not the test's fault and are left out of N in every table below.\n\n${table(['Language', 'Repository', 'Slots', 'Cause and fix'], rows)}`
+  );
+}
+
 function metricGlossary(metrics: readonly MetricId[]): string {
   return metrics.map((m) => `- **${METRIC_LABELS[m]}**: ${METRIC_DESCRIPTIONS[m]}`).join('\n');
 }
@@ -84,7 +95,8 @@ function metricGlossary(metrics: readonly MetricId[]): string {
 export function reportMarkdown(report: Report): string {
   const metrics = metricsShown(report);
   const t = report.tables;
-  const parts = [header(report), metricGlossary(metrics), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
+  const environment = environmentMarkdown(report);
+  const parts = [header(report), ...(environment ? [environment] : []), metricGlossary(metrics), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
   if (t.models) parts.push(metricTableMarkdown(t.models, metrics));
   parts.push(failureTableMarkdown(t.failures), invocationGapMarkdown(t.invocationGap), metricTableMarkdown(t.repositories, metrics));
   return parts.join('\n\n') + '\n';

@@ -1,8 +1,8 @@
-import type { ResultRecord } from '../store/results';
+import { environmentReasons, type ResultRecord } from '../store/results';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
 import { compareRuns, type Comparison } from './compare';
 import { createEstimator, type EstimateOptions } from './metrics';
-import { toSlot, type Slot } from './slots';
+import { groupBy, toSlot, type Slot } from './slots';
 import {
   failureTable,
   invocationGapTable,
@@ -21,6 +21,13 @@ export interface ReportOptions {
   resamples?: number;
   seed?: number;
   level?: number;
+}
+
+/** Slots the harness or the machine could not score: left out of every table's N, listed here (METRICS.md). */
+export interface EnvironmentSection {
+  slots: number;
+  /** Per language and repository: how many of its slots, and why. */
+  rows: Array<{ language: string; repository: string; count: number; of: number; reasons: Array<{ cause: string; reason: string; count: number }> }>;
 }
 
 export interface StatisticsNote {
@@ -57,6 +64,7 @@ export interface Report {
     failures: FailureTable;
     invocationGap: InvocationGapTable;
   };
+  environment: EnvironmentSection;
 }
 
 function statistics(opts: ReportOptions): StatisticsNote {
@@ -80,8 +88,26 @@ export function canonicalOrder(slots: readonly Slot[]): Slot[] {
   });
 }
 
+function environmentSection(all: readonly Slot[]): EnvironmentSection {
+  const rows: EnvironmentSection['rows'] = [];
+  for (const [, members] of groupBy(all, (s) => `${s.language}\u0000${s.repository}`)) {
+    const failed = members.filter((s) => s.environment);
+    if (!failed.length) continue;
+    const { language, repository } = members[0];
+    rows.push({ language, repository, count: failed.length, of: members.length, reasons: environmentReasons(failed.map((s) => s.environment!)) });
+  }
+  return { slots: all.filter((s) => s.environment).length, rows };
+}
+
 export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions = {}): Report {
-  const slots = canonicalOrder(input);
+  const everything = canonicalOrder(input);
+  // Environment failures are not the test's: out of N everywhere, reported on their own (METRICS.md).
+  const slots = everything.filter((s) => !s.environment);
+  const environment = environmentSection(everything);
+  const notes: string[] = [];
+  if (environment.slots) {
+    notes.push(`${environment.slots} of ${everything.length} slots are environment failures (the harness or the machine could not build or run the project): left out of N, listed under "Environment failures".`);
+  }
   const stats = statistics(opts);
   const mutationRan = slots.some((s) => s.mutationRan);
   const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan };
@@ -90,7 +116,10 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
   const baselineSlots = slots.filter((s) => s.baseline).length;
   return {
     label: opts.label ?? 'XRepoTest results',
-    notes: baselineSlots ? [`${baselineSlots} of ${slots.length} slots come from the offline baseline provider: a lower bound, not a model's result. Rows with baseline = "all" or "some" hold them.`] : [],
+    notes: [
+      ...notes,
+      ...(baselineSlots ? [`${baselineSlots} of ${slots.length} slots come from the offline baseline provider: a lower bound, not a model's result. Rows with baseline = "all" or "some" hold them.`] : []),
+    ],
     statistics: stats,
     totals: {
       slots: slots.length,
@@ -111,6 +140,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       failures: failureTable(slots),
       invocationGap: invocationGapTable(slots, estimate),
     },
+    environment,
   };
 }
 

@@ -42,6 +42,8 @@ export interface Slot {
   mutationScore: number | null;
   /** Mutation testing ran for this slot (even if it found no viable mutant). */
   mutationRan: boolean;
+  /** The harness or the machine could not score the slot (failure 'environment'): left out of N. */
+  environment: { cause: string; reason: string } | null;
 }
 
 export const BASELINE_MODEL = 'baseline';
@@ -78,6 +80,7 @@ export function toSlot(r: ResultRecord): Slot {
     failure: x.failure_category ?? null,
     mutationRan: m !== null,
     mutationScore: m && m.viable > 0 && Number.isFinite(m.score) ? m.score : null,
+    environment: x.failure_category === 'environment' ? { cause: x.failure_rule ?? 'unknown', reason: x.reason ?? x.error ?? '' } : null,
   };
 }
 

@@ -140,7 +140,8 @@ export function failureTable(slots: readonly Slot[]): FailureTable {
     else columns.push({ group: { language }, members });
   }
   if (columns.length > 1) columns.push({ group: Object.fromEntries(fields.map((f) => [f, ALL])), members: slots });
-  const ids = [...(Object.keys(FAILURE_CATEGORY_LABELS) as FailureCategory[]), 'none', 'unclassified'] as FailureRowId[];
+  // 'environment' slots are not in N: the report lists them on their own.
+  const ids = [...(Object.keys(FAILURE_CATEGORY_LABELS) as FailureCategory[]).filter((c) => c !== 'environment'), 'none', 'unclassified'] as FailureRowId[];
   const rows = ids
     .map((category) => {
       const counts = columns.map((c) => c.members.filter((s) => failureRowOf(s) === category).length);
