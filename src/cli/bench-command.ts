@@ -100,7 +100,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
         const fresh = p.tasksDone;
         const eta = fresh > 0 ? duration((elapsed / fresh) * (p.tasksTotal - p.tasksDone)) : '?';
         const pct = (n: number): string => (p.results ? ((100 * n) / p.results).toFixed(1) : '0.0');
-        const line = `bench ${p.tasksDone}/${p.tasksTotal} tasks, ${p.results} results (${p.resumed} from before) | CSR ${pct(p.compiled)}% TPR ${pct(p.passed)}% Cov ${pct(p.coverageSum)}% | ${duration(elapsed)} elapsed, ETA ${eta}`;
+        const line = `bench ${p.tasksDone}/${p.tasksTotal} tasks, ${p.results} results (${p.resumed} from before) | CSR ${pct(p.compiled)}% TPR ${pct(p.passed)}% Cov ${pct(p.coverageSum)}%${p.environment ? ` | ${p.environment} environment failures (not in N)` : ''} | ${duration(elapsed)} elapsed, ETA ${eta}`;
         process.stderr.write(isTty ? `\r${line.padEnd(process.stderr.columns ?? 120).slice(0, (process.stderr.columns ?? 120) - 1)}` : `${line}\n`);
       },
     },

@@ -5,6 +5,7 @@ import type { Executor } from '../execute/types';
 import { generateOne, repairPrompt } from '../generate/generate';
 import type { ChatMessage, ContextMode, GenerationParams, GenerationRecord, Prompt, Provider } from '../generate/types';
 import { AppendLog } from '../store/append-log';
+import type { EnvironmentProblem } from '../score/types';
 import { toResultRecord, type ResultRecord } from '../store/results';
 import type { LoadedTask } from '../tasks/load';
 
@@ -48,6 +49,8 @@ export interface BenchProgress {
   passed: number;
   compiled: number;
   coverageSum: number;
+  /** Slots the harness could not score (category 'environment'): not in `results`, nor in its rates. */
+  environment: number;
   startedAt: number;
   /** Results found on disk from an earlier run of this folder. */
   resumed: number;
@@ -121,10 +124,15 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
     passed: 0,
     compiled: 0,
     coverageSum: 0,
+    environment: 0,
     startedAt: Date.now(),
     resumed: resultByKey.size,
   };
   const count = (r: ResultRecord): void => {
+    if (r.xrt.failure_category === 'environment') {
+      progress.environment++;
+      return;
+    }
     progress.results++;
     if (r.checks[0].tests) progress.passed++;
     if (r.checks[0].compilation) progress.compiled++;
@@ -151,10 +159,21 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
         const rKey = resultKey(bt.task, settings, sample, round, testHash(gen.test_code));
         let result = resultByKey.get(rKey);
         if (!result) {
+          // An environment image that does not build is the machine's failure: each slot says so, the run goes on.
+          let image: string | undefined;
+          let environmentProblem: EnvironmentProblem | undefined;
+          try {
+            image = await hooks.imageFor?.(bt);
+          } catch (e) {
+            hooks.signal?.throwIfAborted();
+            const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+            environmentProblem = { cause: 'image-does-not-build', reason: `the ${language} environment image for ${path.basename(bt.checkout)} does not build (${message}); build it with \`xrepotest images build --lang ${language}\` and check with \`xrepotest doctor --repo DIR --executor docker\`` };
+          }
           const evaluation = await evaluateTest(task, language, gen.test_code, {
             executor: hooks.executor,
             repoDir: bt.checkout,
-            image: await hooks.imageFor?.(bt),
+            image,
+            environmentProblem,
             signal: hooks.signal,
             timeouts: hooks.timeouts,
           });
@@ -175,7 +194,8 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
         }
         count(result);
         hooks.onProgress?.(progress);
-        if (result.checks[0].tests || round === settings.repairRounds || gen.error) break;
+        // A repair round cannot mend the environment: the model would be asked to fix what is not its test.
+        if (result.checks[0].tests || round === settings.repairRounds || gen.error || result.xrt.failure_category === 'environment') break;
         // The repair prompt comes from what was stored, so a resumed run asks exactly what it asked before.
         if (!messages.length) {
           prompt ??= await hooks.promptFor(bt);
