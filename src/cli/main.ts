@@ -4,6 +4,7 @@ import { forTerminal } from '../engine/util/terminal';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { registerAnnotationsCommand } from './annotations-command';
+import { runDoctorRepo } from './doctor-command';
 import { runExtract } from './extract-command';
 import { runBenchCommand } from './bench-command';
 import { runGenerate } from './generate-command';
@@ -149,9 +150,16 @@ export function buildProgram(): Command {
 
   program
     .command('doctor')
-    .description('what this machine can run (local toolchains, container engine and images, language servers) and what to install')
+    .description('what this machine can run (local toolchains, container engine and images, language servers) and what to install; with --repo, whether a repository builds untouched here')
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
+    .option('--repo <dir>', 'check this repository checkout: its languages\' toolchains, and its own build through the executor (exit 1 on problems)')
+    .option('--executor <kind>', 'with --repo: local or docker', 'local')
+    .option('--lang <list>', 'with --repo: only these languages, comma-separated (default: those whose manifest is at the root)')
+    .action(async (opts: { json?: boolean; repo?: string; executor: string; lang?: string }) => {
+      if (opts.repo) {
+        process.exitCode = await runDoctorRepo({ repo: opts.repo, executor: opts.executor, lang: opts.lang, json: !!opts.json });
+        return;
+      }
       const report = await checkEnvironment();
       process.stdout.write((opts.json ? JSON.stringify(report, null, 2) : formatEnvironment(report)) + '\n');
     });

@@ -8,7 +8,7 @@ import { copyRepository, type CopyReport } from './copy-repository';
 import { pidAlive, pidNamespaceId } from '../util/process-namespace';
 
 /** Folders never copied into a sandbox: history, build products, our own scratch space. */
-const NOT_COPIED = new Set(['.git', '.hg', '.svn', 'target', 'node_modules', '.xrt', 'coverage', '.phpunit.cache']);
+export const NOT_COPIED = new Set(['.git', '.hg', '.svn', 'target', 'node_modules', '.xrt', 'coverage', '.phpunit.cache']);
 
 export class CheckoutMismatchError extends Error {}
 
