@@ -72,7 +72,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   const phases: PhaseResult[] = [];
   const missing = opts.image ? null : await opts.executor.unavailable?.(language);
   if (missing || opts.environmentProblem) {
-    const problem = opts.environmentProblem ?? { cause: 'toolchain-missing', reason: `the ${opts.executor.kind} executor cannot run ${language} here: ${missing}; install it, then check with \`xrepotest doctor\`` };
+    const problem = opts.environmentProblem ?? { cause: 'toolchain-missing', reason: `${missing}; then check with \`xrepotest doctor\`` };
     const executor: ExecutorInfo = { kind: opts.executor.kind, engine: missing ? 'unavailable' : opts.executor.kind, versions: {} };
     return environmentVerdict({ language, testHash: hash, executor, placement: null, phases, testReport: emptyReport() }, invocation, problem);
   }

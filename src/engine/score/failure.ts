@@ -17,7 +17,8 @@ export interface FailurePattern {
   /** Stable id, reported as the verdict's `rule` (`go-undefined`, `rust-E0308`, …). */
   id: string;
   phase: FailurePhase;
-  category: Exclude<FailureCategory, 'test-design-mocking' | 'tampering'>;
+  // Never 'environment': a log the test's code shaped (its own compile errors) must not take its slot out of N.
+  category: Exclude<FailureCategory, 'test-design-mocking' | 'tampering' | 'environment'>;
   /** Only for API hallucination, where the message tells which kind it is. */
   subcategory?: ApiHallucinationKind;
   /** Matched against the readable log (multi-line allowed); must not be global or sticky. */
