@@ -99,6 +99,16 @@ describe('the environment verdict: harness failures are not the test\'s', functi
     assert.match(reportHtml(report), /id="table-environment"[\s\S]*project-does-not-build/);
   });
 
+  it('a test that fails to compile on the untouched project stays the test\'s failure, whatever its log says', async () => {
+    // The compile log is shaped by the test's own code: it must never take the slot out of N.
+    const code = `package inventory\n\nimport "testing"\n\nfunc TestStatusEnv(t *testing.T) {\n\t// the project itself does not build here (warm-up exit 1)\n\tthe_project_itself_does_not_build_here_warm_up()\n}\n`;
+    const e = await evaluateTest(task, 'go', code, { executor, repoDir: fixture('inventory-go') });
+    assert.equal(e.environment, undefined);
+    assert.equal(e.score.compiled, false);
+    assert.notEqual(e.score.failure?.category, 'environment');
+    assert.ok(e.score.failure, 'a category that blames the test');
+  });
+
   it('a checkout that differs from the task is environment, naming the mismatch and the fix', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-envverdict-'));
     try {
