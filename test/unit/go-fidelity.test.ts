@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
+import { collidingNames, renameIdentifiers } from '../../src/engine/languages/go/collisions';
 import { fixtureTask, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -215,5 +216,28 @@ describe('Go extraction: code the go tool never builds, and entry points', () =>
     assert.equal(go.dropped['entry-point'], 2, 'cmd/app: init and main');
     assert.equal(go.dropped['test-code'], 1, 'testdata counts as test code, as before');
     assert.equal(go.seen, 7, 'Kept, Example, main, Generated, Helper, init, main: .hidden is never parsed');
+  });
+});
+
+describe('Go collisions: reading the compiler and renaming in our file', () => {
+  it('finds our colliding names whichever file the compiler reports first, and not collisions between other files', () => {
+    const output = [
+      './xrepotest_1_test.go:5:6: TestStatus redeclared in this block',
+      '\t./inventory_test.go:32:6: other declaration of TestStatus',
+      './zz_test.go:3:6: helper redeclared in this block',
+      '\t./xrepotest_1_test.go:9:6: other declaration of helper',
+      './a_test.go:3:6: TestOld redeclared in this block',
+      '\t./b_test.go:3:6: other declaration of TestOld',
+    ].join('\n');
+    assert.deepEqual(collidingNames(output, 'xrepotest_1_test.go').sort(), ['TestStatus', 'helper']);
+  });
+
+  it('renames identifiers and types, never a selector, a string or a comment', async () => {
+    const code = 'package p\n\n// helper does x\ntype box struct{ helper int }\n\nfunc helper() box { return box{} }\n\nfunc TestX(t *testing.T) {\n\tb := helper()\n\t_ = b.helper\n\tt.Log("helper", b)\n\tvar _ box\n}\n';
+    const out = await renameIdentifiers(code, new Map([['helper', 'helper_xrt1'], ['box', 'box_xrt1']]));
+    assert.equal(
+      out,
+      'package p\n\n// helper does x\ntype box_xrt1 struct{ helper int }\n\nfunc helper_xrt1() box_xrt1 { return box_xrt1{} }\n\nfunc TestX(t *testing.T) {\n\tb := helper_xrt1()\n\t_ = b.helper\n\tt.Log("helper", b)\n\tvar _ box_xrt1\n}\n',
+    );
   });
 });
