@@ -455,7 +455,7 @@ func TestTamper(t *testing.T) {
     assert.equal(result.score, 0);
   });
 
-  it("go: a repository whose package is reached through a link: placement and set-aside stay in the copy", async function () {
+  it("go: a repository whose package is reached through a link: placement and the rename stay in the copy", async function () {
     needs(this, 'go');
     const base = tmp('xrt-linkrepo-');
     try {
@@ -472,14 +472,14 @@ func TestTamper(t *testing.T) {
       const task: TaskRecord = { ...(await fixtureTask('go')), file_path: 'shop/pkg/item.go' };
       const before = treeDigest(repo);
       const checkoutTests = sha(path.join(real, 'inventory_test.go'));
-      // The hand-written passing test redeclares TestStatus: the package's own tests are set aside.
+      // The hand-written passing test redeclares TestStatus: ours is renamed, the package's tests stay.
       const e = await evaluateTest(task, 'go', generatedTest('go', 'pass'), { executor: local, repoDir: repo });
       assert.equal(treeDigest(repo), before, 'nothing placed, renamed or written in the checkout');
       assert.equal(sha(path.join(real, 'inventory_test.go')), checkoutTests);
       assert.deepEqual(fs.readdirSync(real).filter((f) => f.includes('xrepotest') || f.includes('aside')), []);
       assert.equal(e.score.compiled, true, e.phases.map((p) => p.output).join('\n'));
       assert.equal(e.score.passed, true, e.score.reason ?? '');
-      assert.ok(e.placement?.notes.some((n) => /set aside/.test(n)), 'the set-aside happened, in the copy');
+      assert.ok(e.placement?.notes.some((n) => /TestStatus -> TestStatus_xrt1/.test(n)), 'our test was renamed, in the copy');
     } finally {
       fs.rmSync(base, { recursive: true, force: true });
     }

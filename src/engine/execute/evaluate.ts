@@ -215,6 +215,9 @@ export function withNewReportFolder(ctx: RunContext): RunContext {
 }
 
 /** Places the test and compiles; a failed compile gets one retry when the toolchain can repair the copy. */
+/** Compile retries after repairs of the environment, at most. */
+const REPAIR_ROUNDS = 4;
+
 export async function placeAndCompile(
   ctx: RunContext,
   run: (cmd: PhaseCommand) => Promise<PhaseResult>,
@@ -222,12 +225,12 @@ export async function placeAndCompile(
   const toolchain = adapterFor(ctx.language).toolchain;
   const placement = await toolchain.place(ctx);
   let compiled = await run(toolchain.compile(ctx, placement));
-  if (compiled.exitCode !== 0 && !compiled.timedOut) {
-    const note = toolchain.repairEnvironment?.(ctx, placement, compiled);
-    if (note) {
-      placement.notes.push(note);
-      compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
-    }
+  // Round by round: each repair (a rename in our file, one broken existing test set aside) may uncover the next.
+  for (let round = 0; round < REPAIR_ROUNDS && compiled.exitCode !== 0 && !compiled.timedOut; round++) {
+    const note = await toolchain.repairEnvironment?.(ctx, placement, compiled);
+    if (!note) break;
+    placement.notes.push(note);
+    compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
   }
   return { placement, compiled };
 }

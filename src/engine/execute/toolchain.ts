@@ -46,6 +46,8 @@ export interface Placement {
   writtenCode: string;
   /** Test names found in the code where the runner needs them (Go's -run). */
   testNames: string[];
+  /** Tests renamed in our file to avoid the project's names (Go): name run -> name the test gave. */
+  renamedTests?: Record<string, string>;
   notes: string[];
 }
 
@@ -69,10 +71,11 @@ export interface Toolchain {
   place(ctx: RunContext): Promise<Placement>;
   compile(ctx: RunContext, placement: Placement): PhaseCommand;
   /**
-   * After a failed compile: a change to the sandbox that may let it compile (Go: set the package's
-   * broken existing tests aside), described by a note; null when there is nothing to try.
+   * After a failed compile: a change to the sandbox that may let it compile (Go: rename what our test
+   * redeclares, or set the package's broken existing tests aside), described by a note; null when there
+   * is nothing to try. Called again after each retry that fails, a few rounds at most.
    */
-  repairEnvironment?(ctx: RunContext, placement: Placement, failed: PhaseResult): string | null;
+  repairEnvironment?(ctx: RunContext, placement: Placement, failed: PhaseResult): string | null | Promise<string | null>;
   /** The test phase, given the compile result (Rust needs the test executables it listed). */
   test(ctx: RunContext, placement: Placement, compiled: PhaseResult): PhaseCommand;
   /** A phase that turns raw profiles into a report (Rust's llvm-cov export); null where the test phase wrote it. */

@@ -87,7 +87,7 @@ export function classifyFunctions(
     .sort((a, b) => a.startLine - b.startLine)
     .map((fn) => {
       const lines = countCodeLines(codeLines, fn.startLine, fn.endLine);
-      return { fn, nonCommentLines: lines, rule: dropRule({ fn, adapter, inTestFile, nonCommentLines: lines }, filters) };
+      return { fn, nonCommentLines: lines, rule: dropRule({ fn, adapter, relPath, inTestFile, nonCommentLines: lines }, filters) };
     });
 }
 

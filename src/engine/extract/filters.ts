@@ -1,7 +1,7 @@
 import type { FunctionInfo, LanguageAdapter, LanguageId } from '../languages/types';
 
 /** The drop rules, in the order they are applied: a function is counted under the first that drops it. */
-export const DROP_RULES = ['test-code', 'php-visibility', 'name', 'parse-error', 'min-lines', 'max-lines', 'no-return'] as const;
+export const DROP_RULES = ['test-code', 'tool-ignored', 'entry-point', 'php-visibility', 'name', 'parse-error', 'min-lines', 'max-lines', 'no-return'] as const;
 export type DropRule = (typeof DROP_RULES)[number];
 
 export interface FilterConfig {
@@ -32,13 +32,19 @@ const EXCLUDED_NAME = /^([_$]|(get|set)[A-Z])/;
 export interface FilterInput {
   fn: FunctionInfo;
   adapter: LanguageAdapter;
+  /** The file, relative to the repository root, '/'-separated. */
+  relPath: string;
   inTestFile: boolean;
   nonCommentLines: number;
 }
 
 /** The rule that drops this function, or null to keep it. */
-export function dropRule({ fn, adapter, inTestFile, nonCommentLines }: FilterInput, config: FilterConfig): DropRule | null {
+export function dropRule({ fn, adapter, relPath, inTestFile, nonCommentLines }: FilterInput, config: FilterConfig): DropRule | null {
   if (inTestFile || fn.isTestCode) return 'test-code';
+  // Code the language's own tool never builds (Go: `_x/`, `.x/`, `testdata/`) cannot be tested in place.
+  if (adapter.ignoredByTool?.(relPath)) return 'tool-ignored';
+  // Entry points a unit test cannot call (Go: `init`, and `main`).
+  if (adapter.isEntryPoint?.(fn)) return 'entry-point';
   if (config.excludeHiddenPhpMethods && fn.isHiddenMethod) return 'php-visibility';
   if (config.excludeNames && EXCLUDED_NAME.test(fn.bareName)) return 'name';
   if (fn.node.hasError) return 'parse-error';

@@ -46,6 +46,10 @@ export interface LanguageAdapter {
   commentTypes: ReadonlySet<string>;
   /** A test file, by its path relative to the repository root ('/'-separated). */
   isTestFile(relPath: string): boolean;
+  /** A file the language's own build tool skips (Go: under `_x/`, `.x/` or `testdata/`). */
+  ignoredByTool?(relPath: string): boolean;
+  /** A function the runtime calls and a unit test cannot (Go: `init`, `main`). */
+  isEntryPoint?(fn: FunctionInfo): boolean;
   /**
    * Every function and method the paper's extractor considers, in source order. `fileScope` is what
    * `fileScope()` said for the file ('' where the adapter has none).

@@ -26,6 +26,10 @@ export const goAdapter: LanguageAdapter = {
   scopeKey: 'package',
   commentTypes: COMMENTS,
   isTestFile: (p) => p.endsWith('_test.go') || underDir(p, ['testdata']),
+  // `go build ./...` skips folders whose names start with `_` or `.`, and `testdata` (go help packages).
+  ignoredByTool: (p) => p.split('/').slice(0, -1).some((d) => d.startsWith('_') || d.startsWith('.') || d === 'testdata'),
+  // init cannot be referred to at all, and main is the program's entry point: neither is a unit to test.
+  isEntryPoint: (fn) => fn.node.type === 'function_declaration' && (fn.bareName === 'init' || fn.bareName === 'main'),
   listFunctions(tree: Tree, source: string): FunctionInfo[] {
     const root = tree.rootNode;
     const pkgClause = named(root).find((n) => n.type === 'package_clause');

@@ -1,27 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { renameInSandbox } from '../../execute/safe-fs';
+import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
 import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
-import { named, field } from '../../parse/nodes';
-import { parseWithDeadline } from '../../parse/parse';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { parseGoTestJson } from '../../score/reports/go-test-json';
+import type { TestReport } from '../../score/types';
+import { blamedFiles, collidingNames, freeSuffix, renameIdentifiers, testFunctionNames } from './collisions';
 
 const ASIDE = '.xrt-aside';
-
-/** `func TestXxx(t *testing.T)` names, for `-run`: only our tests run, not the package's others. */
-async function testFunctionNames(code: string): Promise<string[]> {
-  const parsed = await parseWithDeadline('go', code, 10_000);
-  if (!('tree' in parsed)) return [];
-  try {
-    return named(parsed.tree.rootNode)
-      .filter((n) => n.type === 'function_declaration')
-      .map((n) => field(n, 'name')?.text ?? '')
-      .filter((name) => /^Test($|[^a-z])/.test(name));
-  } finally {
-    parsed.tree.delete();
-  }
-}
 
 function packageArg(ctx: RunContext): string {
   const rel = path.relative(ctx.sandbox.projectRoot, path.dirname(ctx.sandbox.focalFile)).split(path.sep).join('/');
@@ -67,20 +53,24 @@ export const goToolchain: Toolchain = {
 
   compile: (ctx) => phase('compile', ctx, ['go', 'test', '-c', '-o', path.join(ctx.sandbox.xrt, 'pkg.test'), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
 
-  repairEnvironment(ctx, placement, failed) {
-    // The package's own tests may not build next to ours: stale ones, ones needing build tags we do not
-    // pass, or one with the same name as ours (models name tests Test<Function>, and so do people).
-    // When the errors name them, set them aside in the copy and compile again; a second failure is ours.
-    const dir = path.dirname(placement.testFile);
+  async repairEnvironment(ctx, placement, failed) {
+    // Called round by round after a failed compile (execute/evaluate.ts). The package's own files are
+    // never edited: a model names its test Test<Function>, and so do people, and it may redeclare a
+    // helper the package's tests have; the names are changed in OUR file instead, and the tests run by
+    // their new names. Only existing test files that fail on their own (stale, or needing build tags we
+    // do not pass) are set aside, each one the errors blame, in the copy. A round with nothing to do
+    // ends it: the failure is the test's.
     const ours = path.basename(placement.testFile);
-    const others = fs.readdirSync(dir).filter((f) => f.endsWith('_test.go') && f !== ours);
-    const blamed = others.filter((f) => new RegExp(`(^|[/\\s])${f.replace(/\./g, '\\.')}:\\d+`, 'm').test(failed.output));
+    // The package folder is resolved first (a link such as pkg -> pkg-real inside the repository is
+    // fine); every file is then written or renamed inside it without following links.
+    const realDir = fs.realpathSync(path.dirname(placement.testFile));
+    const colliding = collidingNames(failed.output, ours);
+    if (colliding.length) return renameOurs(ctx, placement, realDir, colliding, failed.output);
+    const others = fs.readdirSync(realDir).filter((f) => f.endsWith('_test.go') && f !== ours);
+    const blamed = blamedFiles(failed.output, ours, others);
     if (!blamed.length) return null;
-    // In the copy only, and without following links: the package folder is resolved first (a link such as
-    // pkg -> pkg-real inside the repository is fine), then each file is renamed inside it.
-    const realDir = fs.realpathSync(dir);
-    for (const f of others) renameInSandbox(ctx.sandbox.dir, sandboxRel(ctx, path.join(realDir, f)), sandboxRel(ctx, path.join(realDir, f + ASIDE)));
-    return `the package's existing tests did not build next to ours (${blamed.join(', ')}); set aside ${others.length} existing _test.go files in the copy`;
+    for (const f of blamed) renameInSandbox(ctx.sandbox.dir, sandboxRel(ctx, path.join(realDir, f)), sandboxRel(ctx, path.join(realDir, f + ASIDE)));
+    return `the package's existing test file(s) ${blamed.join(', ')} did not build on their own; set aside in the copy (the package's other tests stay)`;
   },
 
   test(ctx, placement) {
@@ -96,7 +86,7 @@ export const goToolchain: Toolchain = {
 
   coverage: () => null,
 
-  testReport: (_ctx, _placement, test) => parseGoTestJson(test.output),
+  testReport: (_ctx, placement, test) => namesAsWritten(parseGoTestJson(test.output), placement),
 
   focalHits(ctx) {
     const profile = readReport(ctx, 'cover.out');
@@ -105,3 +95,35 @@ export const goToolchain: Toolchain = {
     return parseGoCoverProfile(profile, goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile));
   },
 };
+
+/** Gives our colliding top-level names a free suffix in our file, rewrites it, and runs the tests by their new names. */
+async function renameOurs(ctx: RunContext, placement: Placement, realDir: string, names: string[], output: string): Promise<string | null> {
+  const suffix = freeSuffix(placement.writtenCode, output, names);
+  const renames = new Map(names.map((n) => [n, n + suffix]));
+  const code = await renameIdentifiers(placement.writtenCode, renames);
+  if (code === null || code === placement.writtenCode) return null;
+  // Compile runs no test code, so nothing untrusted has run yet; the safe writer all the same.
+  writeSandboxFile(ctx.sandbox.dir, sandboxRel(ctx, path.join(realDir, path.basename(placement.testFile))), code);
+  placement.writtenCode = code;
+  const asWritten = { ...placement.renamedTests };
+  for (const [from, to] of renames) {
+    if (!placement.testNames.includes(from)) continue;
+    asWritten[to] = asWritten[from] ?? from;
+    delete asWritten[from];
+  }
+  placement.renamedTests = asWritten;
+  placement.testNames = placement.testNames.map((n) => renames.get(n) ?? n);
+  return `the package already declares ${names.join(', ')}; renamed in our test only (${[...renames].map(([a, b]) => `${a} -> ${b}`).join(', ')}), the package's files untouched`;
+}
+
+/** The report under the test names the generated test gave (TestStatus_xrt1 -> TestStatus, subtests too). */
+function namesAsWritten(report: TestReport, placement: Placement): TestReport {
+  const renamed = placement.renamedTests;
+  if (!renamed || !Object.keys(renamed).length) return report;
+  const cases = report.cases.map((c) => {
+    const [top, ...rest] = c.name.split('/');
+    const original = Object.hasOwn(renamed, top!) ? renamed[top!] : undefined;
+    return original === undefined ? c : { ...c, name: [original, ...rest].join('/') };
+  });
+  return { ...report, cases };
+}
