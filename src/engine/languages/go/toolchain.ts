@@ -32,7 +32,9 @@ export const goToolchain: Toolchain = {
     const cmd = phase(
       'warm-up',
       ctx,
-      ['sh', '-c', 'go test -c -o /dev/null "$1" && go test -count=1 -run "^$" -covermode=count "$1"', 'warm-up', pkg],
+      // Its exit status says whether the package itself builds (else every slot is an environment
+      // verdict); the package's own tests only warm the cache: a stale one is set aside at compile time.
+      ['sh', '-c', 'go build "$1" || exit 1; go test -c -o /dev/null "$1" && go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
       ctx.sandbox.projectRoot,
       goEnv(ctx, cacheDir),
     );
