@@ -7,6 +7,7 @@ import type Dockerode from 'dockerode';
 import type { LanguageId } from '../parse/grammars';
 import { resourceRoot } from '../util/resources';
 import { runBuild, ImageBuildError, type BuildProgress } from './image-build';
+import { copyRepository } from './copy-repository';
 
 export { ImageBuildError, type BuildProgress } from './image-build';
 
@@ -346,10 +347,10 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
   try {
     const lines = [`FROM ${base}`];
     if (dirs.length) {
-      fs.cpSync(repoAbs, path.join(context, 'src'), {
-        recursive: true,
-        filter: (src) => !SKIPPED_DIRS.has(path.basename(src)) || src === repoAbs,
-      });
+      // The sandbox's copy rules (links kept only inside the repository, no FIFOs, no huge files):
+      // fs.cpSync would turn relative links into absolute ones into the user's checkout.
+      fs.mkdirSync(path.join(context, 'src'));
+      copyRepository(repoAbs, path.join(context, 'src'), { skipNames: SKIPPED_DIRS });
       const installs = dirs.map((d) => installCommand(language, repoName, d));
       // The host's CA bundle, for the install step only: behind a TLS-inspecting proxy the registries
       // answer with certificates only the host trusts. Not kept in the image.
