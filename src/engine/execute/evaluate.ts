@@ -118,7 +118,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     // Only the project's own code has run so far: a failing warm-up is the project's or the machine's, not the test's.
     if (warm && (warm.exitCode !== 0 || warm.timedOut)) {
       return {
-        ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warmUpProblem(warm, opts.repoDir)),
+        ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, toolchain.warmUpProblem?.(ctx, warm, opts.repoDir) ?? warmUpProblem(warm, opts.repoDir)),
         sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
       };
     }
@@ -246,7 +246,9 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
  */
 export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<PhaseResult | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  if (!toolchain.warmUp || !toolchain.cacheDirInSandbox) return null;
+  if (!toolchain.warmUp) return null;
+  // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
+  if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
   const shared = executor.sharedCache?.(ctx.language) ?? null;
   const result = await run(toolchain.warmUp(ctx, shared?.dir ?? inSandbox));

@@ -1,5 +1,5 @@
 import type { LanguageId } from '../parse/grammars';
-import type { LineHits, TestReport } from '../score/types';
+import type { EnvironmentProblem, LineHits, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
 import * as path from 'node:path';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
@@ -61,7 +61,12 @@ export interface Toolchain {
    * Where `cacheDir` names the sandbox's own cache, nothing is copied.
    */
   warmUp?(ctx: RunContext, cacheDir: string): PhaseCommand;
-  /** Where the phases expect that cache, inside the sandbox. */
+  /**
+   * Why a failed warm-up failed, when the toolchain can tell from the project's own output (Ruby: a gem
+   * the spec helper cannot load, `dependencies-unresolvable`); null: the default `project-does-not-build`.
+   */
+  warmUpProblem?(ctx: RunContext, warm: PhaseResult, repoDir: string): EnvironmentProblem | null;
+  /** Where the phases expect that cache, inside the sandbox; absent: the warm-up fills none (Ruby's checks the bundle). */
   cacheDirInSandbox?(ctx: RunContext): string;
   /**
    * Folders inside the sandbox (absolute) a runner must write during the test phase besides `.xrt/home`,

@@ -1,43 +1,60 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { emptyReport, phase, readReport, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { ensureDirInSandbox, SandboxFileError } from '../../execute/safe-fs';
+import { emptyReport, phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { parseRubyCoverage } from '../../score/coverage/ruby-coverage';
 import { parseRspecJson } from '../../score/reports/rspec-json';
+import { answerPath, PROBE_SPEC, probeSpec, runnerPrefix, warmUpProblem, warmUpScript } from './bundle';
+import { definitionLines } from './definition-lines';
+import { COVERAGE_START } from './example-phase-coverage';
 
-/**
- * Started through RUBYOPT, so coverage is on before RSpec, the spec helper or the project's code
- * load (the release loaded the focal file first, and lost ROM's coverage: notes §8). Written on exit,
- * after RSpec has finished, without touching the exit status.
- */
-const COVERAGE_START = `require 'coverage'
-Coverage.start(lines: true)
-at_exit do
-  status = $!.is_a?(SystemExit) ? $!.status : nil
-  require 'json'
-  result = Coverage.result.transform_values { |v| v.is_a?(Hash) ? v : { 'lines' => v } }
-  File.write(ENV.fetch('XRT_COVERAGE_OUT'), JSON.generate(result))
-  exit(status) if status
-end
-`;
+/** Per placement: the runner the warm-up chose (`bundle exec` or not), reused by mutant runs. */
+const runners = new WeakMap<Placement, string[]>();
+/** Per task: the focal method's `def` header lines, left out of the executable lines. */
+const headers = new WeakMap<object, number[]>();
+
+function hasSpecHelper(ctx: RunContext): boolean {
+  try {
+    return readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'spec', 'spec_helper.rb')) !== null;
+  } catch (e) {
+    // A link or something odd there: Ruby would still find it, so the test gets the require.
+    if (e instanceof SandboxFileError) return true;
+    throw e;
+  }
+}
 
 export const rubyToolchain: Toolchain = {
   manifests: ['Gemfile', '.rspec'],
 
+  warmUp(ctx) {
+    // Written before the warm-up runs the project's Gemfile and spec helper (nothing untrusted ran yet).
+    writeInSandbox(ctx, path.join(ctx.sandbox.xrt, PROBE_SPEC), probeSpec(hasSpecHelper(ctx)));
+    return { ...phase('warm-up', ctx, ['sh', '-c', warmUpScript(ctx.sandbox.xrt)], ctx.sandbox.projectRoot) };
+  },
+
+  warmUpProblem: (_ctx, warm, repoDir) => warmUpProblem(warm, repoDir),
+
   async place(ctx: RunContext): Promise<Placement> {
+    // The warm-up ran the project's Gemfile and spec helper: from here on, the sandbox is read and
+    // written through safe-fs only (docs/execution.md, point 4).
     const root = ctx.sandbox.projectRoot;
     const specDir = path.join(root, 'spec');
-    fs.mkdirSync(specDir, { recursive: true });
+    ensureDirInSandbox(ctx.sandbox.dir, sandboxRel(ctx, specDir));
     const notes: string[] = [];
     let code = ctx.testCode;
     // Load the project the way its own specs do: through its spec helper.
-    if (fs.existsSync(path.join(specDir, 'spec_helper.rb')) && !/require(_relative)?\s*\(?\s*['"][./]*spec_helper['"]/.test(code)) {
+    if (hasSpecHelper(ctx) && !/require(_relative)?\s*\(?\s*['"][./]*spec_helper['"]/.test(code)) {
       code = `require 'spec_helper'\n${code}`;
       notes.push("added require 'spec_helper'");
     }
     const testFile = path.join(specDir, `xrepotest_${ctx.id}_spec.rb`);
-    fs.writeFileSync(testFile, code);
-    fs.writeFileSync(path.join(ctx.sandbox.xrt, 'coverage_start.rb'), COVERAGE_START);
-    return { testFile, writtenCode: code, testNames: [], notes };
+    writeInSandbox(ctx, testFile, code);
+    writeInSandbox(ctx, path.join(ctx.sandbox.xrt, 'coverage_start.rb'), COVERAGE_START);
+    const placement: Placement = { testFile, writtenCode: code, testNames: [], notes };
+    const runner = runnerPrefix(readInSandbox(ctx, answerPath(ctx), 64));
+    if (runner.length) notes.push('runs through `bundle exec` (Gemfile.lock, bundle installed)');
+    runners.set(placement, runner);
+    headers.set(ctx.task, await definitionLines(ctx.task.file_content, ctx.task.function_component.start_line));
+    return placement;
   },
 
   compile: (ctx, placement) => phase('compile', ctx, ['ruby', '-c', placement.testFile], ctx.sandbox.projectRoot),
@@ -47,9 +64,13 @@ export const rubyToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['rspec', '--format', 'json', '--out', path.join(ctx.sandbox.out, 'rspec.json'), '--format', 'progress', placement.testFile],
+      [...(runners.get(placement) ?? []), 'rspec', '--format', 'json', '--out', path.join(ctx.sandbox.out, 'rspec.json'), '--format', 'progress', placement.testFile],
       ctx.sandbox.projectRoot,
-      { RUBYOPT: `-r${path.join(xrt, 'coverage_start.rb')}`, XRT_COVERAGE_OUT: path.join(ctx.sandbox.out, 'coverage.json') },
+      {
+        RUBYOPT: `-r${path.join(xrt, 'coverage_start.rb')}`,
+        XRT_COVERAGE_OUT: path.join(ctx.sandbox.out, 'coverage.json'),
+        XRT_TEST_FILE: placement.testFile,
+      },
     );
   },
 
@@ -62,6 +83,10 @@ export const rubyToolchain: Toolchain = {
 
   focalHits(ctx) {
     const text = readReport(ctx, 'coverage.json');
-    return text !== null ? parseRubyCoverage(text, ctx.sandbox.focalFile) : null;
+    if (text === null) return null;
+    const hits = parseRubyCoverage(text, ctx.sandbox.focalFile);
+    // The `def` header runs when the file loads, never in an example (METRICS.md, Ruby).
+    for (const line of headers.get(ctx.task) ?? []) hits.delete(line);
+    return hits;
   },
 };
