@@ -7,10 +7,11 @@
  * `after` that restores state, an `around` of a shared context): a spec that never calls the method
  * scored Cov 57 % on a real gem. Here counts are taken in windows instead: `Coverage.result(stop:
  * false, clear: true)` at every entry into and exit from an example body or a hook, and a window's
- * counts are kept only when it ran an example body or a hook written in the test's own file
- * (`XRT_TEST_FILE`, compared with the block's source location). Loading files, `RSpec.configure`
- * blocks, describe-level code and hooks from anywhere else (the spec helper, support files, shared
- * contexts) are measured as zero; a `let` counts where it is called from. The `def` lines themselves
+ * counts are kept only when it ran an example body or a hook the test's own file registers (the
+ * first frame outside rspec-core that registers it is `XRT_TEST_FILE`: its before/after/around, and
+ * `let!`/`subject!`). Loading files, `RSpec.configure` blocks, describe-level code and hooks from
+ * anywhere else (the spec helper, support files, shared contexts) are measured as zero; a `let`
+ * counts where it is called from. The `def` lines themselves
  * are left out of the executable lines by the engine (definition-lines.ts), since no example runs them.
  *
  * Hooked through RSpec's two funnels, found by `:end` events so that nothing is required early (under
@@ -52,9 +53,16 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
         end
       end
     end
-    own = lambda do |block|
-      file = block.source_location&.first
-      !file.nil? && File.expand_path(file) == test_file
+    me = File.expand_path(__FILE__)
+    rspec_dir = nil
+    # A hook is the test's when the first code outside rspec-core that registers it is the test file:
+    # its own before/after/around, and \`let!\`/\`subject!\` (rspec-core's own block, called from the test).
+    own = lambda do
+      frame = caller_locations.find do |l|
+        file = l.absolute_path || l.path
+        file && !file.start_with?('<internal:') && file != me && !(rspec_dir && file.start_with?(rspec_dir))
+      end
+      !frame.nil? && File.expand_path(frame.absolute_path || frame.path) == test_file
     end
     name_of = Module.instance_method(:name)
     patched = {}
@@ -72,9 +80,10 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
         end)
       elsif name == 'RSpec::Core::Hooks::HookCollections' && !patched[:hooks]
         patched[:hooks] = true
+        rspec_dir = File.dirname(File.expand_path(tp.path)) + '/'
         mod.prepend(Module.new do
           define_method(:register) do |prepend_or_append, position, *args, &blk|
-            blk = wrap.call(blk, own.call(blk)) if blk
+            blk = wrap.call(blk, own.call) if blk
             super(prepend_or_append, position, *args, &blk)
           end
         end)
@@ -84,7 +93,12 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
     installer.enable
     at_exit do
       status = $!.is_a?(SystemExit) ? $!.status : nil
-      take.call
+      # A spec that stopped Coverage loses its counts (flagged as tampering), never the exit status.
+      begin
+        take.call
+      rescue StandardError
+        nil
+      end
       require 'json'
       File.write(ENV.fetch('XRT_COVERAGE_OUT'), JSON.generate(hits.transform_values { |v| { 'lines' => v } }))
       exit(status) if status

@@ -41,6 +41,15 @@ export const rubyTamperingRules: LanguageTamperingRules = {
       says: 'the test reaches into RSpec\'s reporter or formatters, the Coverage module, or reopens the output',
     },
     {
+      // Coverage is counted in windows around example bodies and the test's hooks, with the counts in
+      // closure locals of our RUBYOPT file (example-phase-coverage.ts): a spec could reach them through
+      // a block's binding (the wrapped example block, TracePoint, ObjectSpace) or unwrap the patched
+      // funnels, and count lines no example ran.
+      id: 'ruby-coverage-windows',
+      regex: /\b(local_variable_(get|set|defined\?)|local_variables)\b|(?<![\w@$])binding\b|\bTracePoint\b|\bObjectSpace\b|@example_block\b|RSpec::Core::(Hooks\b|Example\b(?!Group))|\bHookCollections\b/,
+      says: 'the test reaches into how coverage is counted (a block\'s binding, TracePoint, ObjectSpace, or RSpec\'s example and hook internals)',
+    },
+    {
       id: 'ruby-report-path',
       inStrings: true,
       // Not ARGV alone: specs of command-line code set it honestly.
