@@ -3,9 +3,11 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from './execute/copy-repository';
 import { firstErrorLine } from './execute/evaluate';
+import { readSandboxFile } from './execute/safe-fs';
 import { NOT_COPIED } from './execute/sandbox';
 import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/types';
 import { adapterFor } from './languages';
+import { PROBE_SPEC as RUBY_PROBE_SPEC, probeSpec as rubyProbeSpec, RUNNER_ANSWER as RUBY_RUNNER_ANSWER, runnerNotes as rubyRunnerNotes, warmUpProblem as rubyWarmUpProblem, warmUpScript as rubyWarmUpScript } from './languages/ruby/bundle';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
 
@@ -15,6 +17,8 @@ export interface RepositoryLanguageCheck {
   /** The trusted build of the untouched project, as run (null when the toolchain is missing or the image failed). */
   build: { command: string; exitCode: number | null; timedOut: boolean; output: string } | null;
   problems: EnvironmentProblem[];
+  /** What a run will do, where it is worth saying (Ruby: `bundle exec` or the plain `rspec`, and why). */
+  notes?: string[];
 }
 
 export interface RepositoryCheck {
@@ -65,11 +69,11 @@ function buildCommand(language: LanguageId, root: string, timeoutMs: number): Ph
     case 'php':
       return { ...base, argv: ['sh', '-c', `${sources('php')} | xargs -0 -r -n1 php -d display_errors=stderr -l >/dev/null`], env };
     case 'ruby':
-      return {
-        ...base,
-        argv: ['sh', '-c', `${sources('rb')} | xargs -0 -r -n1 ruby -c >/dev/null && { [ ! -f Gemfile.lock ] || ! command -v bundle >/dev/null || bundle check; }`],
-        env,
-      };
+      // The files parse, then the warm-up of a run: `bundle check` where there is a Gemfile.lock, and
+      // the spec helper probed (languages/ruby/bundle.ts). Nothing ran in the copy yet: plain writes.
+      fs.mkdirSync(scratch, { recursive: true });
+      fs.writeFileSync(path.join(scratch, RUBY_PROBE_SPEC), rubyProbeSpec(fs.existsSync(path.join(root, 'spec', 'spec_helper.rb'))));
+      return { ...base, argv: ['sh', '-c', `${sources('rb')} | xargs -0 -r -n1 ruby -c >/dev/null || exit 1\n${rubyWarmUpScript(scratch)}`], env };
     case 'julia':
       return null;
   }
@@ -82,7 +86,7 @@ function fixFor(language: LanguageId, repoDir: string): string {
     case 'go':
       return `build it yourself with \`go build ./... && go vet ./...\` in ${repoDir} (modules must be in the module cache: \`go mod download\`)`;
     case 'ruby':
-      return `check the files with \`ruby -c\` and the bundle with \`bundle install\` in ${repoDir}`;
+      return `check the files with \`ruby -c\` and that \`rspec\` loads spec/spec_helper.rb in ${repoDir}`;
     default:
       return `check the files with \`php -l\` in ${repoDir}`;
   }
@@ -109,13 +113,19 @@ async function checkLanguage(repoDir: string, language: LanguageId, opts: Reposi
     const session = await opts.executor.open({ language, sandboxDir: copy, limits: DEFAULT_LIMITS, image });
     try {
       const r = await session.run(cmd, opts.signal);
-      const build = { command: cmd.argv[cmd.argv.length - 1], exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
-      if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [] };
+      const command = language === 'ruby' ? 'ruby -c on every file; bundle check (with a Gemfile.lock); rspec loads the spec helper' : cmd.argv[cmd.argv.length - 1];
+      const build = { command, exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
+      if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [], ...(language === 'ruby' ? { notes: rubyRunnerNotes(repoDir, readSandboxFile(copy, `${SCRATCH}/${RUBY_RUNNER_ANSWER}`, 64)) } : {}) };
       const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed (${r.signal ?? 'limits'})` : `exit ${r.exitCode}`;
       return {
         language,
         build,
-        problems: [{ cause: 'project-does-not-build', reason: `the project itself does not build here (${how}: ${firstErrorLine(r.output)}); ${fixFor(language, repoDir)}` }],
+        problems: [
+          (language === 'ruby' ? rubyWarmUpProblem(r, repoDir) : null) ?? {
+            cause: 'project-does-not-build',
+            reason: `the project itself does not build here (${how}: ${firstErrorLine(r.output)}); ${fixFor(language, repoDir)}`,
+          },
+        ],
       };
     } finally {
       await session.close();
@@ -150,6 +160,7 @@ export function formatRepositoryCheck(r: RepositoryCheck): string {
   for (const l of r.languages) {
     const build = l.build ? `\`${l.build.command}\` ${l.build.exitCode === 0 && !l.build.timedOut ? 'ok' : 'FAILED'}` : l.problems.length ? 'not built' : 'not checked (no build step for this language)';
     lines.push(`  ${l.language.padEnd(5)}  ${build}`);
+    for (const n of l.notes ?? []) lines.push(`         ${n}`);
   }
   if (r.problems.length) lines.push('problems:', ...r.problems.map((p) => `  - [${p.cause}] ${p.reason}`));
   else lines.push('no problems: the project builds untouched');

@@ -138,6 +138,8 @@ describe("focal coverage equals the native tool's own per-line view", function (
         const focal = path.join(e.sandboxDir!, task.file_path.split('/').slice(1).join('/'));
         const native = view(e.sandboxDir!, focal, e);
         const { start_line, end_line } = task.function_component;
+        // Ruby's Cov leaves out the `def` header, run only when the file loads (METRICS.md, Ruby).
+        if (language === 'ruby') for (const set of [native.executable, native.covered]) set.delete(start_line);
         const inRange = (s: Set<number>): number[] => [...s].filter((l) => l >= start_line && l <= end_line).sort((a, b) => a - b);
         assert.ok(inRange(native.covered).length > 0 && inRange(native.covered).length < inRange(native.executable).length, 'a partial run: some lines covered, some not');
         assert.deepEqual(e.score.coverage.executable, inRange(native.executable), 'executable focal lines');

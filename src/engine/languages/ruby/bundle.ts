@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RunContext } from '../../execute/toolchain';
 import type { PhaseResult } from '../../execute/types';
@@ -93,4 +94,13 @@ export function runnerPrefix(answer: string | null): string[] {
 
 export function answerPath(ctx: RunContext): string {
   return path.join(ctx.sandbox.xrt, RUNNER_ANSWER);
+}
+
+/** For `doctor --repo`: what a run will do with the bundle, from the warm-up's answer. */
+export function runnerNotes(repoDir: string, answer: string | null): string[] {
+  const locked = fs.existsSync(path.join(repoDir, 'Gemfile.lock'));
+  const runner = answer?.trim();
+  if (runner === 'bundle') return ['Gemfile.lock: yes; bundle installed: yes; specs run through `bundle exec rspec`'];
+  if (locked) return ['Gemfile.lock: yes; bundle installed: no (`bundle check` fails); the spec helper loads without it, so specs run with the plain `rspec`'];
+  return ['Gemfile.lock: no; specs run with the plain `rspec` and the gems installed here'];
 }
