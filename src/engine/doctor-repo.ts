@@ -3,11 +3,10 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from './execute/copy-repository';
 import { firstErrorLine } from './execute/evaluate';
-import { readSandboxFile } from './execute/safe-fs';
 import { NOT_COPIED } from './execute/sandbox';
 import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/types';
 import { adapterFor } from './languages';
-import { PROBE_SPEC as RUBY_PROBE_SPEC, probeSpec as rubyProbeSpec, RUNNER_ANSWER as RUBY_RUNNER_ANSWER, runnerNotes as rubyRunnerNotes, warmUpProblem as rubyWarmUpProblem, warmUpScript as rubyWarmUpScript } from './languages/ruby/bundle';
+import { PROBE_SPEC as RUBY_PROBE_SPEC, probeSpec as rubyProbeSpec, rubyRepositoryFacts, warmUpScript as rubyWarmUpScript } from './languages/ruby/bundle';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
 
@@ -17,7 +16,7 @@ export interface RepositoryLanguageCheck {
   /** The trusted build of the untouched project, as run (null when the toolchain is missing or the image failed). */
   build: { command: string; exitCode: number | null; timedOut: boolean; output: string } | null;
   problems: EnvironmentProblem[];
-  /** What a run will do, where it is worth saying (Ruby: `bundle exec` or the plain `rspec`, and why). */
+  /** What else the language's checks found (PHP: the runner for the constraint, the classmap). */
   notes?: string[];
 }
 
@@ -113,19 +112,13 @@ async function checkLanguage(repoDir: string, language: LanguageId, opts: Reposi
     const session = await opts.executor.open({ language, sandboxDir: copy, limits: DEFAULT_LIMITS, image });
     try {
       const r = await session.run(cmd, opts.signal);
-      const command = language === 'ruby' ? 'ruby -c on every file; bundle check (with a Gemfile.lock); rspec loads the spec helper' : cmd.argv[cmd.argv.length - 1];
-      const build = { command, exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
-      if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [], ...(language === 'ruby' ? { notes: rubyRunnerNotes(repoDir, readSandboxFile(copy, `${SCRATCH}/${RUBY_RUNNER_ANSWER}`, 64)) } : {}) };
+      const build = { command: cmd.argv[cmd.argv.length - 1], exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
+      if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [] };
       const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed (${r.signal ?? 'limits'})` : `exit ${r.exitCode}`;
       return {
         language,
         build,
-        problems: [
-          (language === 'ruby' ? rubyWarmUpProblem(r, repoDir) : null) ?? {
-            cause: 'project-does-not-build',
-            reason: `the project itself does not build here (${how}: ${firstErrorLine(r.output)}); ${fixFor(language, repoDir)}`,
-          },
-        ],
+        problems: [{ cause: 'project-does-not-build', reason: `the project itself does not build here (${how}: ${firstErrorLine(r.output)}); ${fixFor(language, repoDir)}` }],
       };
     } finally {
       await session.close();
@@ -149,6 +142,7 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
   }
   for (const language of languages) {
     const check = await checkLanguage(dir, language, opts);
+    if (language === 'ruby') rubyRepositoryFacts(check, dir);
     result.languages.push(check);
     result.problems.push(...check.problems);
   }
@@ -160,7 +154,7 @@ export function formatRepositoryCheck(r: RepositoryCheck): string {
   for (const l of r.languages) {
     const build = l.build ? `\`${l.build.command}\` ${l.build.exitCode === 0 && !l.build.timedOut ? 'ok' : 'FAILED'}` : l.problems.length ? 'not built' : 'not checked (no build step for this language)';
     lines.push(`  ${l.language.padEnd(5)}  ${build}`);
-    for (const n of l.notes ?? []) lines.push(`         ${n}`);
+    for (const note of l.notes ?? []) lines.push(`         ${note}`);
   }
   if (r.problems.length) lines.push('problems:', ...r.problems.map((p) => `  - [${p.cause}] ${p.reason}`));
   else lines.push('no problems: the project builds untouched');

@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { checkRepository, formatRepositoryCheck } from '../../src/engine/doctor-repo';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { PhaseResult } from '../../src/engine/execute/types';
@@ -344,6 +345,29 @@ end
       assert.deepEqual(e.score.coverage.covered, [], 'the reset! call was cleared away with the counters');
     } finally {
       fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+    }
+  });
+});
+
+describe('ruby: doctor --repo checks the bundle as a run does', function () {
+  this.timeout(300_000);
+  const LOCK = 'GEM\n  remote: https://rubygems.org/\n  specs:\n    xrt-missing (9.9.9)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  xrt-missing (= 9.9.9)\n\nBUNDLED WITH\n   2.3.7\n';
+
+  it('no Gemfile.lock: ok, plain rspec; a lock whose bundle the spec helper needs: dependencies-unresolvable', async function () {
+    needRuby(this);
+    const plain = project({});
+    const locked = project({ 'Gemfile': "source 'https://rubygems.org'\ngem 'xrt-missing', '9.9.9'\n", 'Gemfile.lock': LOCK, 'spec/spec_helper.rb': `require 'xrt-missing'\n${HELPER}` });
+    try {
+      const ok = await checkRepository(plain, { executor, languages: ['ruby'] });
+      assert.deepEqual(ok.problems, [], formatRepositoryCheck(ok));
+      assert.match(ok.languages[0].notes?.join('\n') ?? '', /Gemfile\.lock: no; specs run with the plain `rspec`/);
+      const bad = await checkRepository(locked, { executor, languages: ['ruby'] });
+      assert.deepEqual(bad.problems.map((p) => p.cause), ['dependencies-unresolvable'], formatRepositoryCheck(bad));
+      assert.match(bad.problems[0].reason, /bundle is not installed here.*xrt-missing/);
+      assert.match(formatRepositoryCheck(bad), /\[dependencies-unresolvable\]/);
+    } finally {
+      fs.rmSync(path.dirname(plain), { recursive: true, force: true });
+      fs.rmSync(path.dirname(locked), { recursive: true, force: true });
     }
   });
 });

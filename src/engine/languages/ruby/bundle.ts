@@ -54,12 +54,12 @@ export function warmUpScript(xrt: string): string {
     'if [ -f Gemfile.lock ]; then',
     `  if out=$(${bundle} check 2>&1); then`,
     `    ${bundle} exec rspec '${probe}' || { echo ${PROBE_FAILED}; exit 1; }`,
-    `    echo bundle > '${answer}'; exit 0`,
+    `    echo bundle > '${answer}'; echo 'XRT_RUNNER bundle'; exit 0`,
     '  fi',
     `  echo "${BUNDLE_MISSING} $(printf '%s' "$out" | grep -v '^Resolving' | head -n 3 | tr '\\n' ' ')"`,
     'fi',
     `rspec '${probe}' || { echo ${PROBE_FAILED}; exit 1; }`,
-    `echo plain > '${answer}'`,
+    `echo plain > '${answer}'; echo 'XRT_RUNNER plain'`,
   ].join('\n');
 }
 
@@ -96,11 +96,22 @@ export function answerPath(ctx: RunContext): string {
   return path.join(ctx.sandbox.xrt, RUNNER_ANSWER);
 }
 
-/** For `doctor --repo`: what a run will do with the bundle, from the warm-up's answer. */
-export function runnerNotes(repoDir: string, answer: string | null): string[] {
+/** For `doctor --repo`: the check as a run's warm-up reads it (the verdict), and what a run will do with the bundle. */
+export function rubyRepositoryFacts(
+  check: { build: { command: string; exitCode: number | null; timedOut: boolean; output: string } | null; problems: EnvironmentProblem[]; notes?: string[] },
+  repoDir: string,
+): void {
+  if (!check.build) return;
+  check.build.command = 'ruby -c on every file; bundle check (with a Gemfile.lock); rspec loads the spec helper';
+  const { exitCode, timedOut, output } = check.build;
+  const problem = warmUpProblem({ phase: 'warm-up', argv: [], exitCode, signal: null, timedOut, outputTruncated: false, output, durationMs: 0 }, repoDir);
+  if (problem) check.problems.splice(0, check.problems.length, problem);
+  if (exitCode !== 0 || timedOut) return;
   const locked = fs.existsSync(path.join(repoDir, 'Gemfile.lock'));
-  const runner = answer?.trim();
-  if (runner === 'bundle') return ['Gemfile.lock: yes; bundle installed: yes; specs run through `bundle exec rspec`'];
-  if (locked) return ['Gemfile.lock: yes; bundle installed: no (`bundle check` fails); the spec helper loads without it, so specs run with the plain `rspec`'];
-  return ['Gemfile.lock: no; specs run with the plain `rspec` and the gems installed here'];
+  const runner = /^XRT_RUNNER (\w+)/m.exec(output)?.[1];
+  let note: string;
+  if (runner === 'bundle') note = 'Gemfile.lock: yes; bundle installed: yes; specs run through `bundle exec rspec`';
+  else if (locked) note = 'Gemfile.lock: yes; bundle installed: no (`bundle check` fails); the spec helper loads without it, so specs run with the plain `rspec`';
+  else note = 'Gemfile.lock: no; specs run with the plain `rspec` and the gems installed here';
+  check.notes = [...(check.notes ?? []), note];
 }
