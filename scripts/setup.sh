@@ -15,6 +15,9 @@ fi
 # PHP + PHPUnit + pcov, Ruby + RSpec + SimpleCov: the fixtures' runners; bubblewrap: the local
 # executor's isolation; chromium: the HTML report's rendering test (playwright-core drives it).
 tools=(php-cli php-xml php-mbstring phpunit php-pcov ruby ruby-rspec ruby-simplecov bubblewrap chromium $llvm)
+# The gems hashie's spec helper requires (test/unit/fidelity-ruby.test.ts): without them its specs
+# meet the environment verdict instead of being compared with Ruby's own coverage.
+tools+=(pry ruby-rspec-pending-for)
 # The docker executor on machines without Docker: Podman serves the Docker Engine API
 # (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a registry;
 # docker-registry serves the registry protocol on loopback for the published-images tests.
