@@ -3,10 +3,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
+import { DockerExecutor } from '../../src/engine/execute/docker';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import { goStatementStarts } from '../../src/engine/languages/go/statement-lines';
 import type { TaskRecord } from '../../src/engine/tasks/record';
+import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { goNativeLines } from '../helpers/go-cover-lines';
 import { REPO_ROOT } from '../helpers/paths';
 import { describeSource, realRepository, removeRealRepository, type RealRepo, type RealRepoSource } from '../helpers/real-repo';
@@ -243,6 +245,15 @@ function goFiles(dir: string, rel = ''): string[] {
   });
 }
 
+/** What is compared with the expectations, from an engine run. */
+function verdictOf(e: Evaluation): Omit<Expected, 'blockLines'> {
+  return { compiled: e.score.compiled, passed: e.score.passed, category: e.score.failure?.category ?? null, executable: e.score.coverage.executable, covered: e.score.coverage.covered };
+}
+
+function expectedOf(x: Expected): Omit<Expected, 'blockLines'> {
+  return { compiled: x.compiled, passed: x.passed, category: x.category, executable: x.executable, covered: x.covered };
+}
+
 function why(e: Evaluation): string {
   return `\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-1500)}`).join('\n')}`;
 }
@@ -325,13 +336,47 @@ describe('Go fidelity on real modules: the engine against the go tool, line by l
       assert.deepEqual(e.score.coverage.executable, native.executable, 'executable focal lines, as natively');
       assert.deepEqual(e.score.coverage.covered, native.covered, 'covered focal lines, as natively');
       // And both against what was recorded when the suite was written.
-      assert.deepEqual(
-        { compiled: e.score.compiled, passed: e.score.passed, category: e.score.failure?.category ?? null, executable: e.score.coverage.executable, covered: e.score.coverage.covered, blockLines: native.blockLines },
-        { compiled: expected.compiled, passed: expected.passed, category: expected.category, executable: expected.executable, covered: expected.covered, blockLines: expected.blockLines },
-      );
+      assert.deepEqual(verdictOf(e), expectedOf(expected));
+      assert.equal(native.blockLines, expected.blockLines, 'focal lines the older every-line-of-a-block rule counted');
       if (Object.keys(nativeRenames).length && e.score.compiled) {
         assert.ok(e.placement?.notes.some((n) => /untouched/.test(n)), `renamed in our file only: ${e.placement?.notes.join('\n')}`);
       }
+    });
+  }
+});
+
+describe('Go fidelity on real modules: the docker executor gives the same verdicts and lines', function () {
+  this.timeout(1_800_000);
+  let docker: DockerExecutor;
+  let image: string;
+  const kept: RealRepo[] = [];
+  const tasks = new Map<string, TaskRecord[]>();
+  const source = (name: string): RealRepoSource => ({ kind: 'go-module', ...DATA.modules[name]! });
+
+  before(async function () {
+    const engine = await engineForTests(this);
+    image = await languageImageForTests(this, 'go');
+    docker = await DockerExecutor.create({ engine });
+    for (const name of Object.keys(DATA.modules)) {
+      const got = await realRepository(source(name));
+      kept.push(got);
+      if ('unavailable' in got) skipBecause(this, got.unavailable);
+      tasks.set(name, (await extractRepository(got.dir, { repository: { name, url: describeSource(source(name)), commit: null } })).tasks);
+    }
+  });
+
+  after(() => {
+    for (const c of kept.splice(0)) removeRealRepository(c);
+  });
+
+  // The local suite above ties the expectations to the go tool's own run; here the container must match them.
+  for (const [id, expected] of Object.entries(DATA.cases)) {
+    it(id, async () => {
+      const task = tasks.get(expected.module)!.find((t) => t.file_path === `${expected.module}/${expected.file}` && t.function_name === expected.function)!;
+      const repo = kept.find((c) => 'dir' in c && c.source.kind === 'go-module' && c.source.module === DATA.modules[expected.module]!.module) as { dir: string };
+      const e = await evaluateTest(task, 'go', TESTS[id]!.code, { executor: docker, repoDir: repo.dir, image });
+      assert.equal(e.executor.kind, 'docker');
+      assert.deepEqual(verdictOf(e), expectedOf(expected), why(e));
     });
   }
 });
