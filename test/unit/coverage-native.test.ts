@@ -7,13 +7,14 @@ import { LocalExecutor } from '../../src/engine/execute/local';
 import { findProjectRoot } from '../../src/engine/execute/sandbox';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
+import { goNativeLines } from '../helpers/go-cover-lines';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
  * Focal coverage must be what the language's own tool says about those lines. After a scored run
  * (the sandbox kept), each tool renders its own per-line view from the same run's data, by a route
- * our parsers do not take — Go's and PHPUnit's HTML reports, llvm-cov's `show`, SimpleCov — and the
+ * our parsers do not take — Go's profile read with go/ast, PHPUnit's HTML report, llvm-cov's `show`, SimpleCov — and the
  * executable and covered focal lines must match ours exactly.
  */
 interface LineView {
@@ -35,34 +36,18 @@ function sh(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {
   return r.stdout;
 }
 
-/** `go tool cover -html`: the file's source with spans `class="covN" title="hits"` over each block. */
-function goHtmlView(sandbox: string, focal: string): LineView {
-  const html = path.join(sandbox, '.xrt', 'cover.html');
-  sh('go', ['tool', 'cover', `-html=${path.join(reportDir(sandbox), 'cover.out')}`, '-o', html], sandbox, { GOFLAGS: '-mod=mod', GOPROXY: 'off' });
-  const text = fs.readFileSync(html, 'utf8');
-  const option = new RegExp(`<option value="(file\\d+)">[^<]*/${path.basename(focal)} \\(`).exec(text);
-  assert.ok(option, 'the HTML report lists the focal file');
-  const start = text.indexOf(`id="${option[1]}"`);
-  const body = text.slice(text.indexOf('>', start) + 1, text.indexOf('</pre>', start));
-  const view: LineView = { executable: new Set(), covered: new Set() };
-  let line = 1;
-  let span: string | null = null;
-  for (const token of body.split(/(<span class="cov\d+" title="\d+">|<\/span>)/)) {
-    const open = /title="(\d+)"/.exec(token);
-    if (open) span = open[1];
-    else if (token === '</span>') span = null;
-    else {
-      const lines = token.split('\n');
-      lines.forEach((chunk, i) => {
-        if (span !== null && chunk.trim()) {
-          view.executable.add(line + i);
-          if (span !== '0') view.covered.add(line + i);
-        }
-      });
-      line += lines.length - 1;
-    }
-  }
-  return view;
+/**
+ * Go: the same run's cover profile read with Go's own parser (test/helpers/go-cover-lines, go/ast):
+ * executable = lines where a statement cover counts starts, covered = those a block that ran holds
+ * (METRICS.md). `go tool cover -html` paints every character of a block, braces and comments too, so
+ * it cannot serve as the per-line view of that definition.
+ */
+function goNativeView(sandbox: string, focal: string): LineView {
+  const root = findProjectRoot(sandbox, focal, ['go.mod']);
+  const mod = /^module\s+(\S+)/m.exec(fs.readFileSync(path.join(root, 'go.mod'), 'utf8'))![1];
+  const importPath = `${mod}/${path.relative(root, focal).split(path.sep).join('/')}`;
+  const native = goNativeLines(path.join(reportDir(sandbox), 'cover.out'), focal, importPath);
+  return { executable: new Set(native.executable), covered: new Set(native.covered) };
 }
 
 /** `llvm-cov show`: one line per source line, `  N|  count|code`, count empty where not code. */
@@ -117,7 +102,7 @@ function simplecovView(sandbox: string, focal: string, e: Evaluation): LineView 
 }
 
 const VIEWS: Partial<Record<LanguageId, (sandbox: string, focal: string, e: Evaluation) => LineView>> = {
-  go: goHtmlView,
+  go: goNativeView,
   rust: llvmShowView,
   php: phpunitHtmlView,
   ruby: simplecovView,

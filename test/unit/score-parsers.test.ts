@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { XMLParser } from 'fast-xml-parser';
 import { focalCoverage } from '../../src/engine/score/coverage/focal';
 import { parseClover } from '../../src/engine/score/coverage/clover';
+import { goStatementStarts } from '../../src/engine/languages/go/statement-lines';
 import { goImportPath, parseGoCoverProfile } from '../../src/engine/score/coverage/go-cover';
 import { isJuliaCovFileFor, parseJuliaCov } from '../../src/engine/score/coverage/julia-cov';
 import { parseLcov } from '../../src/engine/score/coverage/lcov';
@@ -136,10 +137,21 @@ describe('Go cover profile', () => {
     assert.throws(() => goImportPath('go 1.22\n', SANDBOX, `${SANDBOX}/stack.go`));
   });
 
-  it('gives the exact covered and executable lines of Stack.PopN (stack.go 40-65)', () => {
-    const hits = parseGoCoverProfile(captured('go', 'pass.cover.out'), 'example.com/inventory/stack.go');
-    // From the profile's blocks: no block touches 53 or 65 (closing braces); 49.13,51.4 (the strict
-    // error return) ran 0 times; line 49 is shared with 48.14,49.13, which ran.
+  it('gives the exact covered and executable lines of Stack.PopN (stack.go 40-65)', async () => {
+    const source = fs.readFileSync(path.join(fixture('inventory-go'), 'stack.go'), 'utf8');
+    const hits = parseGoCoverProfile(captured('go', 'pass.cover.out'), 'example.com/inventory/stack.go', await goStatementStarts(source));
+    // Lines where a statement starts (METRICS.md): not the signature (40), the closing braces, the
+    // comment (61). 49.13,51.4 (the strict error return, line 50) ran 0 times; line 49's `if strict`
+    // is in 48.14,49.13, which ran.
+    const statementLines = [41, 42, 44, 45, 47, 48, 49, 50, 52, 54, 55, 56, 57, 58, 60, 62, 64];
+    assert.deepEqual(focalCoverage(hits, 40, 65), {
+      executable: statementLines,
+      covered: statementLines.filter((l) => l !== 50),
+    });
+  });
+
+  it('counts every line of every block where the source did not parse (the older rule, not no coverage)', () => {
+    const hits = parseGoCoverProfile(captured('go', 'pass.cover.out'), 'example.com/inventory/stack.go', null);
     assert.deepEqual(focalCoverage(hits, 40, 65), {
       executable: [...lines(40, 52), ...lines(54, 64)],
       covered: [...lines(40, 49), 52, ...lines(54, 64)],
@@ -164,9 +176,7 @@ describe('Go cover profile', () => {
 
   it('matches the import path exactly, never a suffix', () => {
     const profile = captured('go', 'pass.cover.out');
-    assert.equal(parseGoCoverProfile(profile, 'inventory/stack.go').size, 0);
-    assert.equal(parseGoCoverProfile(profile, 'stack.go').size, 0);
-    assert.equal(parseGoCoverProfile(profile, 'example.com/inventory/stack').size, 0);
+    for (const imp of ['inventory/stack.go', 'stack.go', 'example.com/inventory/stack']) assert.equal(parseGoCoverProfile(profile, imp, null).size, 0);
   });
 });
 

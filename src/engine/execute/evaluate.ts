@@ -133,7 +133,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       // Coverage counts even when tests fail, as in the paper (Cov); Cov@Pass is derived from passing slots.
       const coverageCmd = tested.timedOut ? null : toolchain.coverage(ctx, placement);
       if (coverageCmd) await run(coverageCmd);
-      hits = toolchain.focalHits(ctx);
+      hits = await toolchain.focalHits(ctx);
     }
     opts.signal?.throwIfAborted();
     let score = scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes);

@@ -87,8 +87,11 @@ export interface Toolchain {
   coverage(ctx: RunContext, placement: Placement): PhaseCommand | null;
   /** What the runner reported, from its output or its report file. */
   testReport(ctx: RunContext, placement: Placement, test: PhaseResult): TestReport;
-  /** Hits per line of the focal file, from the coverage report; null where there is none. */
-  focalHits(ctx: RunContext): LineHits | null;
+  /**
+   * Hits per executable line of the focal file, from the coverage report; null where there is none.
+   * May be async: Go parses the task's focal source to find its statement lines.
+   */
+  focalHits(ctx: RunContext): LineHits | null | Promise<LineHits | null>;
 }
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {

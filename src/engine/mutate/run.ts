@@ -201,7 +201,7 @@ async function cleanCoverage(ctx: RunContext, placement: Placement, run: (cmd: P
   const coverageCmd = toolchain.coverage(ctx, placement);
   if (coverageCmd) await run(coverageCmd);
   const { start_line, end_line } = ctx.task.function_component;
-  return focalCoverage(toolchain.focalHits(ctx), start_line, end_line).covered;
+  return focalCoverage(await toolchain.focalHits(ctx), start_line, end_line).covered;
 }
 
 /** Compiles and tests the mutant now in the focal file. */

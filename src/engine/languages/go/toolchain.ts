@@ -5,6 +5,7 @@ import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunC
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { parseGoTestJson } from '../../score/reports/go-test-json';
 import type { TestReport } from '../../score/types';
+import { goStatementStarts } from './statement-lines';
 import { blamedFiles, collidingNames, freeSuffix, renameIdentifiers, testFunctionNames } from './collisions';
 
 const ASIDE = '.xrt-aside';
@@ -90,11 +91,13 @@ export const goToolchain: Toolchain = {
 
   testReport: (_ctx, placement, test) => namesAsWritten(parseGoTestJson(test.output), placement),
 
-  focalHits(ctx) {
+  async focalHits(ctx) {
     const profile = readReport(ctx, 'cover.out');
     const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
     if (profile === null || goMod === null) return null;
-    return parseGoCoverProfile(profile, goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile));
+    // Statement lines come from the task's focal file (trusted), never from what the test left in the copy.
+    const statements = await goStatementStarts(ctx.task.file_content);
+    return parseGoCoverProfile(profile, goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile), statements);
   },
 };
 

@@ -5,22 +5,70 @@ import { recordMax } from './paths';
 // importpath/file.go:L1.C1,L2.C2 statements hits
 const BLOCK = /^(.+):(\d+)\.(\d+),(\d+)\.(\d+) (\d+) (\d+)$/;
 
-/**
- * A Go cover profile -> hits per line for the file whose import path is exactly `fileImportPath`.
- * Every line of a block, L1 to L2, is marked with the block's count; blocks share boundary lines (one
- * ends where the next starts), so a line takes the largest count of the blocks that touch it.
- */
-export function parseGoCoverProfile(profile: string, fileImportPath: string): LineHits {
-  const hits: LineHits = new Map();
+/** Where a statement starts, as go/token reports it: 1-based line, 1-based column in bytes. */
+export interface StatementStart {
+  line: number;
+  column: number;
+}
+
+/** One cover block: from (inclusive) to (exclusive), as go/token positions (line, byte column). */
+export interface CoverBlock {
+  fromLine: number;
+  fromColumn: number;
+  toLine: number;
+  toColumn: number;
+  statements: number;
+  count: number;
+}
+
+/** The blocks of a Go cover profile for the file whose import path is exactly `fileImportPath`. */
+export function goCoverBlocks(profile: string, fileImportPath: string): CoverBlock[] {
+  const blocks: CoverBlock[] = [];
   for (const raw of profile.split('\n')) {
     const m = BLOCK.exec(raw.trim());
     if (!m || m[1] !== fileImportPath) continue;
-    const [from, to, count] = [Number(m[2]), Number(m[4]), Number(m[7])];
-    for (let line = from; line <= to; line++) recordMax(hits, line, count);
+    const [fromLine, fromColumn, toLine, toColumn, statements, count] = m.slice(2).map(Number) as [number, number, number, number, number, number];
+    blocks.push({ fromLine, fromColumn, toLine, toColumn, statements, count });
+  }
+  return blocks;
+}
+
+function before(aLine: number, aCol: number, bLine: number, bCol: number): boolean {
+  return aLine < bLine || (aLine === bLine && aCol < bCol);
+}
+
+/** Whether a statement starting at `s` lies in the block: from <= s < to. */
+export function blockHolds(b: CoverBlock, s: StatementStart): boolean {
+  return !before(s.line, s.column, b.fromLine, b.fromColumn) && before(s.line, s.column, b.toLine, b.toColumn);
+}
+
+/**
+ * A Go cover profile -> hits per executable line of one file (METRICS.md: a line on which a statement
+ * the tool instruments starts). `statements` are the file's statement starts (languages/go/
+ * statement-lines.ts, from the trusted focal source); a line is executable when a block holds a
+ * statement starting on it, and takes the largest count of those blocks (`if x { return }` on one
+ * line is covered when the `if` ran). Blank lines, comments, braces, the signature and `case` labels
+ * are inside blocks but start no statement, so they are not executable.
+ *
+ * With `statements` null (the source did not parse in time) every line of every block counts, the
+ * older and coarser rule, rather than no coverage at all.
+ */
+export function parseGoCoverProfile(profile: string, fileImportPath: string, statements: readonly StatementStart[] | null): LineHits {
+  const hits: LineHits = new Map();
+  const blocks = goCoverBlocks(profile, fileImportPath);
+  if (!statements) {
+    for (const b of blocks) for (let line = b.fromLine; line <= b.toLine; line++) recordMax(hits, line, b.count);
+    return hits;
+  }
+  for (const b of blocks) {
+    if (b.statements === 0) continue; // an empty body or case: nothing of it starts a statement
+    for (const s of statements) {
+      if (s.line > b.toLine) break; // sorted by position
+      if (blockHolds(b, s)) recordMax(hits, s.line, b.count);
+    }
   }
   return hits;
 }
-
 /** The `module` path of a go.mod (quoted or not, a trailing comment allowed). */
 export function goModulePath(goModText: string): string | undefined {
   const m = /^\s*module\s+("[^"]+"|`[^`]+`|[^\s/]+(?:\/[^\s/]+)*)/m.exec(goModText.replace(/\/\/.*$/gm, ''));
