@@ -160,7 +160,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
     ran(warm);
     if (warm.exitCode !== 0 || warm.timedOut) {
       fs.rmSync(dir, { recursive: true, force: true });
-      const repo = ctx.task.file_path.split('/')[0] || 'the repository';
+      const repo = repositoryHint(ctx);
       if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
       return { ok: false, problem: doesNotBuild(warm, repo) };
     }
@@ -175,6 +175,12 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
   } finally {
     release();
   }
+}
+
+/** The checkout as the task names it (where extraction ran), else its folder name: for the reasons' fixes. */
+function repositoryHint(ctx: RunContext): string {
+  const at = ctx.task.repository?.path;
+  return at && path.isAbsolute(at) ? at : ctx.task.file_path.split('/')[0] || 'the repository';
 }
 
 function doesNotBuild(warm: PhaseResult, repo: string): EnvironmentProblem {
