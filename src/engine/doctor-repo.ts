@@ -124,7 +124,9 @@ async function checkLanguage(repoDir: string, language: LanguageId, opts: Reposi
       const r = await session.run(cmd, opts.signal);
       const build = { command: cmd.argv[cmd.argv.length - 1], exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
       if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [] };
-      if (rustFetch && (!rustFetch.ok || isResolutionFailure(r.output))) return { language, build, problems: [unresolvableProblem(r.output, repoDir, rustFetch)] };
+      if (language === 'rust' && (rustFetch?.ok === false || isResolutionFailure(r.output))) {
+        return { language, build, problems: [unresolvableProblem(r.output, repoDir, rustFetch ?? undefined)] };
+      }
       const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed (${r.signal ?? 'limits'})` : `exit ${r.exitCode}`;
       return {
         language,

@@ -183,6 +183,11 @@ const RESOLUTION_PATTERNS: Array<{ re: RegExp; why: string; fix: string }> = [
     fix: 'vendor it into the repository, or depend on a published version or a public git repository',
   },
   {
+    re: /(is not supported by the following package|requires rustc \d[\d.]*)/i,
+    why: "a dependency needs a newer Rust than this executor's",
+    fix: 'use an executor with a newer toolchain (the local one, or a newer image), or commit a Cargo.lock that pins versions supporting it',
+  },
+  {
     re: /(failed to select a version|no matching package named|candidate versions found which didn't match|is yanked|version [^\n]* is yanked|locked to [^\n]* which is yanked)/i,
     why: 'no published version satisfies a requirement (never published, yanked, or a newer toolchain needed)',
     fix: 'fix the version requirement, or commit a Cargo.lock that pins versions that can be downloaded',

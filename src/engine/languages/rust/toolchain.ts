@@ -94,9 +94,9 @@ export const rustToolchain: Toolchain = {
         phase(
           'warm-up',
           ctx,
-          // Its status: do the dependencies resolve offline and does the project build? The project's
-          // own tests only warm the dev-dependencies (a broken one is not the environment's failure).
-          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline; exit 0'],
+          // Its status: do the dependencies resolve offline and does the project build (exit 1)? Then
+          // the tests' build warms the dev-dependencies (exit 2: read by warm-target.ts).
+          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0'],
           ctx.sandbox.projectRoot,
           { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
         ),

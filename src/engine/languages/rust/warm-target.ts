@@ -158,7 +158,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
     // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
     const warm = await with_.run({ ...plan.command(target), writable: [target] });
     ran(warm);
-    if (warm.exitCode !== 0 || warm.timedOut) {
+    if (!warmed(warm)) {
       fs.rmSync(dir, { recursive: true, force: true });
       const repo = repositoryHint(ctx);
       if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
@@ -175,6 +175,17 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
   } finally {
     release();
   }
+}
+
+/**
+ * Whether the warm-up says the slot can be built: the project builds (exit 1 otherwise), and its tests'
+ * build (exit 2 when it fails) did not fail on the dependencies — a dev-dependency that cannot be
+ * resolved or built with this toolchain fails every slot's compile. A project test that does not
+ * compile on its own is not the environment's failure (the compile phase reports it).
+ */
+function warmed(warm: PhaseResult): boolean {
+  if (warm.timedOut) return false;
+  return warm.exitCode === 0 || (warm.exitCode === 2 && !isResolutionFailure(warm.output));
 }
 
 /** The checkout as the task names it (where extraction ran), else its folder name: for the reasons' fixes. */
@@ -209,13 +220,26 @@ function seed(ctx: RunContext, entry: WarmEntry, targetInSandbox: string): void 
 }
 
 /**
- * The local executor's preparation of a Rust slot (see the header): the warm-up phase when this slot
- * ran it, null when the entry was warm, or the environment problem every slot of the key gets.
- * Other executors keep dependencies in their images: nothing to do.
+ * In a container (the docker executor): the dependencies were fetched when the repository's image was
+ * built, and there is no cache shared between slots; the warm-up builds into the slot's own target
+ * folder (so the compile after it starts warm) and its status says, as on the host, whether the
+ * dependencies resolve offline with this toolchain and the project builds, before the test exists.
+ */
+async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem> {
+  const warm = await with_.run(plan.command(plan.targetInSandbox));
+  if (warmed(warm)) return warm;
+  const repo = repositoryHint(ctx);
+  return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo);
+}
+
+/**
+ * The preparation of a Rust slot (see the header): the warm-up phase when this slot ran it, null when
+ * the entry was warm, or the environment problem every slot of the key gets.
  */
 export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem | null> {
   const executor = with_.executor;
-  if (ctx.executorKind !== 'local' || !(executor instanceof LocalExecutor)) return null;
+  if (ctx.executorKind === 'docker') return prepareInContainer(ctx, with_, plan);
+  if (!(executor instanceof LocalExecutor)) return null;
   const root = executor.sharedCache('rust').dir;
   const key = warmKey(ctx, plan.flags);
   let ranHere: PhaseResult | null = null;
