@@ -3,10 +3,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from './execute/copy-repository';
 import { firstErrorLine } from './execute/evaluate';
+import { LocalExecutor } from './execute/local';
 import { NOT_COPIED } from './execute/sandbox';
 import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/types';
 import { adapterFor } from './languages';
 import { PROBE_SPEC as RUBY_PROBE_SPEC, probeSpec as rubyProbeSpec, rubyRepositoryFacts, warmUpScript as rubyWarmUpScript } from './languages/ruby/bundle';
+import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './languages/rust/dependencies';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
 
@@ -81,7 +83,7 @@ function buildCommand(language: LanguageId, root: string, timeoutMs: number): Ph
 function fixFor(language: LanguageId, repoDir: string): string {
   switch (language) {
     case 'rust':
-      return `build it yourself with \`cargo build --tests --offline\` in ${repoDir} (dependencies must be fetched beforehand: \`cargo fetch\`), or use the docker executor`;
+      return `build it yourself with \`cargo build --tests --offline\` in ${repoDir} (after \`cargo fetch\`, as the engine does), or use the docker executor`;
     case 'go':
       return `build it yourself with \`go build ./... && go vet ./...\` in ${repoDir} (modules must be in the module cache: \`go mod download\`)`;
     case 'ruby':
@@ -89,6 +91,16 @@ function fixFor(language: LanguageId, repoDir: string): string {
     default:
       return `check the files with \`php -l\` in ${repoDir}`;
   }
+}
+
+/**
+ * Rust, local executor: the trusted, networked fetch a run makes before its sandboxed phases
+ * (languages/rust/dependencies.ts), so the offline build below sees what a run would. Docker images
+ * fetch when they are built.
+ */
+async function rustDependencies(language: LanguageId, opts: RepositoryCheckOptions, copy: string): Promise<FetchResult | null> {
+  if (language !== 'rust' || !(opts.executor instanceof LocalExecutor)) return null;
+  return fetchDependencies({ copyDir: copy, projectRoot: copy, bwrap: opts.executor.bubblewrap, signal: opts.signal });
 }
 
 async function checkLanguage(repoDir: string, language: LanguageId, opts: RepositoryCheckOptions): Promise<RepositoryLanguageCheck> {
@@ -109,11 +121,15 @@ async function checkLanguage(repoDir: string, language: LanguageId, opts: Reposi
     const cmd = buildCommand(language, copy, opts.timeoutMs ?? 10 * 60_000);
     if (!cmd) return { language, build: null, problems: [] };
     for (const d of ['home', 'tmp']) fs.mkdirSync(path.join(copy, SCRATCH, d), { recursive: true });
+    const rustFetch = await rustDependencies(language, opts, copy);
     const session = await opts.executor.open({ language, sandboxDir: copy, limits: DEFAULT_LIMITS, image });
     try {
       const r = await session.run(cmd, opts.signal);
       const build = { command: cmd.argv[cmd.argv.length - 1], exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
       if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [] };
+      if (language === 'rust' && (rustFetch?.ok === false || isResolutionFailure(r.output))) {
+        return { language, build, problems: [unresolvableProblem(r.output, repoDir, rustFetch ?? undefined)] };
+      }
       const how = r.timedOut ? 'timed out' : r.exitCode === null ? `killed (${r.signal ?? 'limits'})` : `exit ${r.exitCode}`;
       return {
         language,

@@ -115,6 +115,9 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       }
     };
     const warm = await warmUp(ctx, opts.executor, run);
+    if (warm && !('phase' in warm)) {
+      return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
+    }
     // Only the project's own code has run so far: a failing warm-up is the project's or the machine's, not the test's.
     if (warm && (warm.exitCode !== 0 || warm.timedOut)) {
       return {
@@ -244,8 +247,9 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
  * Fills the language's build cache from the untouched project (trusted code only), then gives the
  * sandbox its own copy: a generated test can spoil its copy, never the cache the next task uses.
  */
-export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<PhaseResult | null> {
+export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
+  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run });
   if (!toolchain.warmUp) return null;
   // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
   if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));

@@ -201,8 +201,11 @@ export function probeHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts 
   }
   if (has('cargo') || has('rustc') || has('rustup')) {
     dirs.push(env.RUSTUP_HOME ?? path.join(home, '.rustup'));
-    // Only cargo's commands (rustup's proxies): its home also holds registry credentials.
-    dirs.push(path.join(env.CARGO_HOME ?? path.join(home, '.cargo'), 'bin'));
+    // Only cargo's commands (rustup's proxies) and its download caches, never the home itself: it
+    // also holds registry credentials and the user's configuration. The caches are filled by the
+    // engine's trusted fetch (languages/rust/dependencies.ts) and read offline, like Go's module cache.
+    const cargoHome = hostCargoHome(env);
+    dirs.push(path.join(cargoHome, 'bin'), ...cargoCacheDirs(cargoHome));
   }
   if (has('ruby')) {
     const gemDirs = outputLines('ruby', ['-e', 'puts Gem.path']);
@@ -210,6 +213,27 @@ export function probeHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts 
   }
   const toolchainDirs = [...new Set(dirs.map(realDir).filter((d): d is string => d !== null))];
   return { homes, toolchainDirs, executables, kind: kindOf, readlink: (p) => fs.readlinkSync(p) };
+}
+
+/** Cargo's home on this machine: `CARGO_HOME`, else `~/.cargo`. */
+export function hostCargoHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.CARGO_HOME && path.isAbsolute(env.CARGO_HOME) ? env.CARGO_HOME : path.join(os.homedir(), '.cargo');
+}
+
+/**
+ * The download caches of a cargo home (registry indexes, crate files and sources, git checkouts),
+ * made if missing: the view is probed once per process, and a fetch later in the run must be seen.
+ */
+export function cargoCacheDirs(cargoHome: string): string[] {
+  const dirs = [path.join(cargoHome, 'registry'), path.join(cargoHome, 'git')];
+  for (const d of dirs) {
+    try {
+      fs.mkdirSync(d, { recursive: true });
+    } catch {
+      /* a read-only home: whatever is there is what the sandbox gets */
+    }
+  }
+  return dirs;
 }
 
 let cachedArgs: string[] | undefined;

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { LanguageId } from '../parse/grammars';
-import { localHostViewArgs } from './host-view';
+import { hostCargoHome, localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
 import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
 
@@ -207,6 +207,9 @@ function hostToolchainEnv(): Record<string, string> {
   const home = os.homedir();
   const rustupHome = process.env.RUSTUP_HOME ?? path.join(home, '.rustup');
   if (fs.existsSync(rustupHome)) env.RUSTUP_HOME = rustupHome;
+  // Cargo's caches (registry/, git/) are read-only in the sandbox's view (host-view.ts); the rest of
+  // the home is not there, so cargo finds neither the user's configuration nor credentials.
+  if (which('cargo')) env.CARGO_HOME = hostCargoHome();
   const gomodcache = process.env.GOMODCACHE ?? (which('go') ? firstLine('go', ['env', 'GOMODCACHE']) : null);
   if (gomodcache) env.GOMODCACHE = gomodcache;
   return env;
@@ -233,6 +236,11 @@ export class LocalExecutor implements Executor {
 
   get isolated(): boolean {
     return this.bwrap !== null;
+  }
+
+  /** The bubblewrap this executor confines commands with, or null when it runs them unconfined. */
+  get bubblewrap(): string | null {
+    return this.bwrap;
   }
 
   sharedCache(language: LanguageId): SharedCache {

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../tasks/record';
 import * as path from 'node:path';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
 import type { Sandbox } from './sandbox';
-import type { PhaseCommand, PhaseResult } from './types';
+import type { Executor, PhaseCommand, PhaseResult } from './types';
 
 export interface PhaseTimeouts {
   compileMs: number;
@@ -69,6 +69,12 @@ export interface Toolchain {
   /** Where the phases expect that cache, inside the sandbox; absent: the warm-up fills none (Ruby's checks the bundle). */
   cacheDirInSandbox?(ctx: RunContext): string;
   /**
+   * Instead of warmUp: the toolchain prepares the pristine copy itself (Rust: a trusted, networked
+   * dependency fetch, then a warm build kept per repository and copied in). Returns the warm-up phase
+   * it ran (null when the cache was already warm), or the environment problem that stops the slot.
+   */
+  prepareSandbox?(ctx: RunContext, with_: PrepareWith): Promise<PhaseResult | EnvironmentProblem | null>;
+  /**
    * Folders inside the sandbox (absolute) a runner must write during the test phase besides `.xrt/home`,
    * `.xrt/tmp` and the report folder (Rust's target folder, Go's build cache); made if missing.
    */
@@ -92,6 +98,13 @@ export interface Toolchain {
    * May be async: Go parses the task's focal source to find its statement lines.
    */
   focalHits(ctx: RunContext): LineHits | null | Promise<LineHits | null>;
+}
+
+/** What a toolchain's own preparation gets from the engine. */
+export interface PrepareWith {
+  executor: Executor;
+  /** Runs a phase in the slot's session (recorded with its phases). */
+  run(cmd: PhaseCommand): Promise<PhaseResult>;
 }
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {

@@ -6,6 +6,7 @@ import { children, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseLcov } from '../../score/coverage/lcov';
 import { parseLibtestOutput } from '../../score/reports/libtest';
+import { prepareWarmTarget } from './warm-target';
 
 function moduleName(ctx: RunContext): string {
   return `xrepotest_${ctx.id}`;
@@ -36,9 +37,14 @@ async function unwrapTestModule(code: string): Promise<string> {
   }
 }
 
+/** Every phase's flags: part of the warm target's key, as they change every artifact. */
+const RUSTFLAGS = '-C instrument-coverage -A warnings';
+
 function cargoEnv(ctx: RunContext): Record<string, string> {
+  // Offline: dependencies come from the host's cargo caches, read-only (CARGO_HOME from the executor),
+  // filled by the engine's trusted fetch before the test existed (dependencies.ts).
   return {
-    RUSTFLAGS: '-C instrument-coverage -A warnings',
+    RUSTFLAGS,
     CARGO_TARGET_DIR: path.join(ctx.sandbox.xrt, 'target'),
     CARGO_NET_OFFLINE: 'true',
     CARGO_TERM_COLOR: 'never',
@@ -78,6 +84,23 @@ export const rustToolchain: Toolchain = {
 
   // Cargo locks and may touch its target folder while the tests run.
   writableDirs: (ctx) => [path.join(ctx.sandbox.xrt, 'target')],
+
+  // Local executor: the trusted fetch, then the repository's warm target copied in (warm-target.ts).
+  prepareSandbox: (ctx, with_) =>
+    prepareWarmTarget(ctx, with_, {
+      flags: RUSTFLAGS,
+      targetInSandbox: path.join(ctx.sandbox.xrt, 'target'),
+      command: (targetDir) =>
+        phase(
+          'warm-up',
+          ctx,
+          // Its status: do the dependencies resolve offline and does the project build (exit 1)? Then
+          // the tests' build warms the dev-dependencies (exit 2: read by warm-target.ts).
+          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0'],
+          ctx.sandbox.projectRoot,
+          { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
+        ),
+    }),
 
   compile: (ctx) =>
     phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics'], ctx.sandbox.projectRoot, cargoEnv(ctx)),
