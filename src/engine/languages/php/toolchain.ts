@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
-import { phpAutoloaderSource, type ComposerJson } from '../../execute/php-autoload';
+import { phpAutoloaderSource, type ComposerJson } from './autoload';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseClover } from '../../score/coverage/clover';
