@@ -1,11 +1,17 @@
+import type { Classmap } from './classmap';
+import { projectRelative } from './composer-paths';
+
 /**
  * A `vendor/autoload.php` built from composer.json alone, for projects whose dependencies are not
- * installed (no vendor/, no network to Packagist). It honours the PSR-4 and PSR-0 maps, `classmap`
- * folders are left out (they need a scan), and `files` are required, for `autoload` and `autoload-dev`.
+ * installed (no vendor/, no network to Packagist). It honours, for `autoload` and `autoload-dev`, the
+ * classmap (scanned beforehand by classmap.ts, looked up first as Composer does), the PSR-4 and PSR-0
+ * maps, and `files` (required when present). composer.json is hostile: a path that is absolute, has
+ * `..` or lies under vendor/ is left out (composer-paths.ts).
  */
 export interface ComposerAutoload {
   'psr-4'?: Record<string, string | string[]>;
   'psr-0'?: Record<string, string | string[]>;
+  classmap?: string[];
   files?: string[];
 }
 
@@ -18,23 +24,33 @@ function phpString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
-function dirs(v: string | string[]): string[] {
-  return (Array.isArray(v) ? v : [v]).map((d) => d.replace(/\/+$/, ''));
+/** The usable project-relative paths of a composer.json value (a string or a list of them). */
+function paths(v: unknown): string[] {
+  const out: string[] = [];
+  for (const d of Array.isArray(v) ? v : [v]) {
+    const checked = projectRelative(d);
+    if ('rel' in checked) out.push(checked.rel);
+  }
+  return out;
+}
+
+function objectOf(v: unknown): Record<string, unknown> {
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
 /**
  * PHP source of an autoloader for the project at `projectRoot` (an absolute path), or, without it, for
  * the project whose `vendor/autoload.php` this file is.
  */
-export function phpAutoloaderSource(composer: ComposerJson, projectRoot?: string): string {
-  const sections = [composer.autoload ?? {}, composer['autoload-dev'] ?? {}];
+export function phpAutoloaderSource(composer: ComposerJson, projectRoot?: string, classmap?: Classmap): string {
+  const sections = [objectOf(composer.autoload), objectOf(composer['autoload-dev'])];
   const psr4: Array<[string, string]> = [];
   const psr0: Array<[string, string]> = [];
   const files: string[] = [];
   for (const s of sections) {
-    for (const [prefix, d] of Object.entries(s['psr-4'] ?? {})) for (const dir of dirs(d)) psr4.push([prefix, dir]);
-    for (const [prefix, d] of Object.entries(s['psr-0'] ?? {})) for (const dir of dirs(d)) psr0.push([prefix, dir]);
-    files.push(...(s.files ?? []));
+    for (const [prefix, d] of Object.entries(objectOf(s['psr-4']))) for (const dir of paths(d)) psr4.push([prefix, dir]);
+    for (const [prefix, d] of Object.entries(objectOf(s['psr-0']))) for (const dir of paths(d)) psr0.push([prefix, dir]);
+    files.push(...paths(Array.isArray(s.files) ? s.files : []));
   }
   // Longest prefix first, as Composer does, so `App\Sub\` wins over `App\`.
   psr4.sort((a, b) => b[0].length - a[0].length);
@@ -49,7 +65,14 @@ ${entries(psr4)}
 $xrtPsr0 = [
 ${entries(psr0)}
 ];
-spl_autoload_register(static function (string $class) use ($xrtRoot, $xrtPsr4, $xrtPsr0): void {
+$xrtClassmap = [
+${[...(classmap?.classes ?? new Map<string, string>())].map(([c, f]) => `    ${phpString(c)} => ${phpString(f)},`).join('\n')}
+];
+spl_autoload_register(static function (string $class) use ($xrtRoot, $xrtPsr4, $xrtPsr0, $xrtClassmap): void {
+    if (isset($xrtClassmap[$class])) {
+        require $xrtRoot . '/' . $xrtClassmap[$class];
+        return;
+    }
     foreach ($xrtPsr4 as [$prefix, $dir]) {
         if ($prefix !== '' && strncmp($class, $prefix, strlen($prefix)) !== 0) {
             continue;
@@ -72,6 +95,6 @@ spl_autoload_register(static function (string $class) use ($xrtRoot, $xrtPsr4, $
         }
     }
 });
-${files.map((f) => `require_once $xrtRoot . '/' . ${phpString(f)};`).join('\n')}
+${files.map((f) => `if (is_file($xrtRoot . '/' . ${phpString(f)})) {\n    require_once $xrtRoot . '/' . ${phpString(f)};\n}`).join('\n')}
 `;
 }
