@@ -6,6 +6,7 @@ import { firstErrorLine } from './execute/evaluate';
 import { NOT_COPIED } from './execute/sandbox';
 import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/types';
 import { adapterFor } from './languages';
+import { phpRepositoryFacts } from './languages/php/doctor';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
 
@@ -15,6 +16,8 @@ export interface RepositoryLanguageCheck {
   /** The trusted build of the untouched project, as run (null when the toolchain is missing or the image failed). */
   build: { command: string; exitCode: number | null; timedOut: boolean; output: string } | null;
   problems: EnvironmentProblem[];
+  /** What else the language's checks found (PHP: the runner for the constraint, the classmap). */
+  notes?: string[];
 }
 
 export interface RepositoryCheck {
@@ -139,6 +142,11 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
   }
   for (const language of languages) {
     const check = await checkLanguage(dir, language, opts);
+    if (language === 'php') {
+      const php = await phpRepositoryFacts(dir, opts.executor.kind);
+      check.notes = [...(check.notes ?? []), ...php.notes];
+      check.problems.push(...php.problems);
+    }
     result.languages.push(check);
     result.problems.push(...check.problems);
   }
@@ -150,6 +158,7 @@ export function formatRepositoryCheck(r: RepositoryCheck): string {
   for (const l of r.languages) {
     const build = l.build ? `\`${l.build.command}\` ${l.build.exitCode === 0 && !l.build.timedOut ? 'ok' : 'FAILED'}` : l.problems.length ? 'not built' : 'not checked (no build step for this language)';
     lines.push(`  ${l.language.padEnd(5)}  ${build}`);
+    for (const note of l.notes ?? []) lines.push(`         ${note}`);
   }
   if (r.problems.length) lines.push('problems:', ...r.problems.map((p) => `  - [${p.cause}] ${p.reason}`));
   else lines.push('no problems: the project builds untouched');

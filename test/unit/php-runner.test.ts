@@ -5,7 +5,10 @@ import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
-import { chooseRunner, composerToNpmRange, localPhpunitRunners, phpunitConstraint, satisfiesConstraint, type PhpunitRunner } from '../../src/engine/languages/php/runners';
+import { phpRepositoryFacts } from '../../src/engine/languages/php/doctor';
+import { chooseRunner, composerToNpmRange, localPhpunitRunners, phpunitConstraint, phpunitMajorFor, satisfiesConstraint, type PhpunitRunner } from '../../src/engine/languages/php/runners';
+import { userPromptFor } from '../../src/engine/prompt/templates';
+import type { TaskRecord } from '../../src/engine/tasks/record';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
@@ -59,9 +62,56 @@ describe('PHPUnit runner by composer.json constraint', function () {
     const none = chooseRunner('^12.5 || ^13.3', [host9, local11]);
     assert.ok('problem' in none);
     assert.equal(none.problem.cause, 'runner-mismatch');
-    for (const part of ['^12.5 || ^13.3', '9.6.7 (host)', '11.5.19 (project-local)', '--executor docker', 'setup.sh']) assert.ok(none.problem.reason.includes(part), none.problem.reason);
+    for (const part of ['^12.5 || ^13.3', '9.6.7 (host)', '11.5.19 (project-local)', '--executor docker']) assert.ok(none.problem.reason.includes(part), none.problem.reason);
+    assert.ok(!none.problem.reason.includes('setup.sh'), 'setup.sh cannot help: its PHPUnit 11 is there and does not fit');
+    const missing = chooseRunner('^11.5', [host9]);
+    assert.ok('problem' in missing && missing.problem.reason.includes('scripts/setup.sh'), 'setup.sh is the fix where its PHPUnit 11 fits and is missing');
     const unread = chooseRunner('dev-main', [host9]);
     assert.ok('runner' in unread && unread.runner === host9 && /not understood/.test(unread.note ?? ''));
+  });
+
+  it('the PHP prompt names the runner\'s major version: attributes from 10 on, annotations for 9', async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-prompt-'));
+    try {
+      fs.mkdirSync(path.join(repo, 'pkg', 'src'), { recursive: true });
+      fs.writeFileSync(path.join(repo, 'pkg', 'src', 'A.php'), '<?php\nfunction a(): int { return 1; }\n');
+      const task = { file_path: 'pkg/src/A.php', metadata: { namespace: '' } } as unknown as TaskRecord;
+      const promptWith = (constraint: string | null, runners: PhpunitRunner[]): string => {
+        fs.writeFileSync(path.join(repo, 'pkg', 'composer.json'), JSON.stringify(constraint === null ? {} : { 'require-dev': { 'phpunit/phpunit': constraint } }));
+        const major = phpunitMajorFor(repo, task.file_path, runners);
+        return userPromptFor(task, 'php', major === null ? {} : { phpunitMajor: major });
+      };
+      assert.match(promptWith('^11.5', [host9, local11]), /PHPUnit 11: declare data providers with the `#\[DataProvider\('name'\)\]` attribute/);
+      assert.match(promptWith('^9.6', [host9, local11]), /PHPUnit 9: declare data providers with a `\/\*\* @dataProvider name \*\/`/);
+      assert.match(promptWith(null, [host9, local11]), /PHPUnit 9:/, 'no constraint: the host runner');
+      assert.doesNotMatch(promptWith('^13.0', [host9, local11]), /PHPUnit \d+:/, 'no runner fits: no version claimed');
+      fs.rmSync(path.join(repo, 'pkg', 'composer.json'));
+      fs.symlinkSync('/etc/hostname', path.join(repo, 'pkg', 'composer.json'));
+      assert.equal(phpunitMajorFor(repo, task.file_path, [host9]), null, 'a linked composer.json is not read');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('doctor --repo reports the runner for the constraint and the classmap, and the mismatch as a problem', async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-doctor-'));
+    try {
+      fs.mkdirSync(path.join(repo, 'legacy'));
+      fs.writeFileSync(path.join(repo, 'legacy', 'Old.php'), '<?php\nclass Old {}\ninterface OldI {}\n');
+      const write = (constraint: string) =>
+        fs.writeFileSync(path.join(repo, 'composer.json'), JSON.stringify({ 'require-dev': { 'phpunit/phpunit': constraint }, autoload: { classmap: ['legacy/', '../x'] } }));
+      write('^11.5');
+      const ok = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      assert.deepEqual(ok.problems, []);
+      assert.ok(ok.notes.some((n) => /PHPUnit 11\.5\.19 \(project-local\).*\^11\.5/.test(n)), ok.notes.join('\n'));
+      assert.ok(ok.notes.includes('classmap: 2 classes in legacy'), ok.notes.join('\n'));
+      assert.ok(ok.notes.some((n) => /"\.\.\/x" refused/.test(n)), ok.notes.join('\n'));
+      write('^10.3');
+      const bad = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      assert.equal(bad.problems[0]?.cause, 'runner-mismatch');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   describe('through the local executor', () => {

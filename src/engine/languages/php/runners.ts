@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as semver from 'semver';
+import { readSandboxFile } from '../../execute/safe-fs';
 import type { EnvironmentProblem } from '../../score/types';
 
 /**
@@ -154,12 +155,42 @@ export function chooseRunner(constraint: string | null, runners: PhpunitRunner[]
   const fits = runners.filter((r) => semver.satisfies(r.version, range));
   if (fits.length) return { runner: fits[0], note: fits[0] === fallback ? null : `PHPUnit ${fits[0].version} (${fits[0].origin}) for composer.json's phpunit/phpunit "${constraint}"` };
   const have = runners.length ? runners.map((r) => `${r.version} (${r.origin})`).join(', ') : 'none';
+  // setup.sh can only add Debian trixie's PHPUnit 11: suggested where it is missing and would fit.
+  const setup = !runners.some((r) => r.origin === 'project-local') && semver.satisfies('11.5.99', range) ? 'run scripts/setup.sh (it installs a project-local PHPUnit 11), or ' : '';
   return {
     problem: {
       cause: 'runner-mismatch',
       reason:
         `composer.json requires phpunit/phpunit "${constraint}" but the local executor has PHPUnit ${have}; ` +
-        'run scripts/setup.sh (a project-local PHPUnit 11 from Debian trixie, for constraints it satisfies) or use `--executor docker` with the repository\'s environment image',
+        `${setup}use \`--executor docker\` with the repository's environment image (Composer installs a PHPUnit within the constraint)`,
     },
   };
+}
+
+/**
+ * The major version of the PHPUnit the local executor would run a task's test with, for the prompt:
+ * composer.json is the nearest one above the focal file (read without following links, capped);
+ * null when no runner fits (the slot will be an environment verdict) or nothing is known.
+ */
+export function phpunitMajorFor(repoDir: string, focalRelPath: string, runners: PhpunitRunner[] = localPhpunitRunners()): number | null {
+  const parts = focalRelPath.split('/').slice(0, -1);
+  for (let n = parts.length; n >= 0; n--) {
+    const rel = [...parts.slice(0, n), 'composer.json'].join('/');
+    let text: string | null = null;
+    try {
+      text = readSandboxFile(repoDir, rel, 4 * 1024 ** 2);
+    } catch {
+      return null; // a link or something else where composer.json should be: no claim
+    }
+    if (text === null) continue;
+    let composer: unknown;
+    try {
+      composer = JSON.parse(text);
+    } catch {
+      return null;
+    }
+    const choice = chooseRunner(phpunitConstraint(composer), runners);
+    return 'runner' in choice ? choice.runner?.major ?? null : null;
+  }
+  return runners[0]?.major ?? null;
 }
