@@ -68,6 +68,9 @@ ${entries(psr0)}
 $xrtClassmap = [
 ${[...(classmap?.classes ?? new Map<string, string>())].map(([c, f]) => `    ${phpString(c)} => ${phpString(f)},`).join('\n')}
 ];
+// Prepended, as Composer registers its loader: the project's classes win over copies the runner brings
+// (Debian's PHPUnit loads phar-io/version, sebastian/* … from /usr/share/php; a package that is one of
+// them would otherwise be tested in the system's copy, not its own).
 spl_autoload_register(static function (string $class) use ($xrtRoot, $xrtPsr4, $xrtPsr0, $xrtClassmap): void {
     if (isset($xrtClassmap[$class])) {
         require $xrtRoot . '/' . $xrtClassmap[$class];
@@ -94,7 +97,7 @@ spl_autoload_register(static function (string $class) use ($xrtRoot, $xrtPsr4, $
             return;
         }
     }
-});
+}, true, true);
 ${files.map((f) => `if (is_file($xrtRoot . '/' . ${phpString(f)})) {\n    require_once $xrtRoot . '/' . ${phpString(f)};\n}`).join('\n')}
 `;
 }
