@@ -8,6 +8,8 @@ import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import { phpAutoloaderSource } from '../../src/engine/languages/php/autoload';
 import { CLASSMAP_LIMITS, scanClassmap } from '../../src/engine/languages/php/classmap';
+import { phpTamperingRules } from '../../src/engine/languages/php/tampering';
+import type { TestReport } from '../../src/engine/score/types';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
@@ -126,6 +128,27 @@ describe('hostile composer.json paths (PHP classmap and files)', function () {
     ].join("\n"));
     const run = spawnSync('php', [probe], { encoding: 'utf8' });
     assert.equal(run.stdout, 'n1hyq42', run.stderr + run.stdout);
+  });
+
+  it('tests inherited from the package\'s own test class are ours; any other name the report adds is still unknown', async () => {
+    write(project, 'composer.json', JSON.stringify({ 'autoload-dev': { 'psr-4': { 'Pkg\\Tests\\': 'tests/' } } }));
+    write(project, 'src/Focal.php', '<?php\nnamespace Pkg;\nclass Focal {}\n');
+    write(project, 'tests/Base/GrandTest.php', '<?php\nnamespace Pkg\\Tests\\Base;\nuse PHPUnit\\Framework\\TestCase;\nabstract class GrandTest extends TestCase { public function testFromGrandparent(): void {} }\n');
+    write(project, 'tests/Base/ParentTest.php', '<?php\nnamespace Pkg\\Tests\\Base;\nabstract class ParentTest extends GrandTest { public function testFromParent(): void {} }\n');
+    write(outside, 'Evil.php', '<?php\nnamespace Pkg\\Tests;\nabstract class Linked { public function testFromParent(): void {} }\n');
+    fs.symlinkSync(path.join(outside, 'Evil.php'), path.join(project, 'tests', 'Linked.php'));
+    const ours = '<?php\nnamespace Pkg\\Tests;\nuse Pkg\\Tests\\Base\\ParentTest;\nclass OurXrt1Test extends ParentTest { public function data(): array { return []; } }\n';
+    const report = (names: string[]): TestReport => ({ ran: names.length, passed: names.length, failed: 0, errored: 0, skipped: 0, outsideErrors: 0, cases: names.map((name) => ({ name, status: 'passed' as const })) });
+    const sandbox = { dir: project, focalFile: path.join(project, 'src', 'Focal.php') };
+    const check = (code: string, names: string[]) => phpTamperingRules.unknownTests!(code, report(names), sandbox);
+    assert.equal(await check(ours, ['Pkg\\Tests\\OurXrt1Test::testFromParent with data set #0', 'Pkg\\Tests\\OurXrt1Test::testFromGrandparent']), null);
+    assert.equal((await check(ours, ['Pkg\\Tests\\OurXrt1Test::testForged']))?.rule, 'php-unknown-test', 'a name no parent declares');
+    assert.equal((await check(ours, ['Pkg\\Tests\\Base\\ParentTest::testFromParent']))?.rule, 'php-unknown-test', 'the parent class itself is not ours');
+    const direct = ours.replace('extends ParentTest', 'extends \\PHPUnit\\Framework\\TestCase');
+    assert.equal((await check(direct, ['Pkg\\Tests\\OurXrt1Test::testFromParent']))?.rule, 'php-unknown-test', 'not inherited when the class extends TestCase');
+    const linked = ours.replace('use Pkg\\Tests\\Base\\ParentTest;', 'use Pkg\\Tests\\Linked as ParentTest;');
+    assert.equal((await check(linked, ['Pkg\\Tests\\OurXrt1Test::testFromParent']))?.rule, 'php-unknown-test', 'a parent reached through a link out is not read');
+    assert.equal((await phpTamperingRules.unknownTests!(ours, report(['Pkg\\Tests\\OurXrt1Test::testFromParent'])))?.rule, 'php-unknown-test', 'without the sandbox nothing is inherited');
   });
 
   it('a generated test using classmap classes and a files helper passes, not "class not found" (local executor)', async function () {
