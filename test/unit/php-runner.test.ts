@@ -75,7 +75,7 @@ describe('PHPUnit runner by composer.json constraint', function () {
     try {
       fs.mkdirSync(path.join(repo, 'pkg', 'src'), { recursive: true });
       fs.writeFileSync(path.join(repo, 'pkg', 'src', 'A.php'), '<?php\nfunction a(): int { return 1; }\n');
-      const task = { file_path: 'pkg/src/A.php', metadata: { namespace: '' } } as unknown as TaskRecord;
+      const task = { file_path: 'repo/pkg/src/A.php', metadata: { namespace: '' } } as unknown as TaskRecord;
       const promptWith = (constraint: string | null, runners: PhpunitRunner[]): string => {
         fs.writeFileSync(path.join(repo, 'pkg', 'composer.json'), JSON.stringify(constraint === null ? {} : { 'require-dev': { 'phpunit/phpunit': constraint } }));
         const major = phpunitMajorFor(repo, task.file_path, runners);

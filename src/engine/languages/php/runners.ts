@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import * as semver from 'semver';
 import { readSandboxFile } from '../../execute/safe-fs';
 import type { EnvironmentProblem } from '../../score/types';
+import { pathInRepository } from '../../tasks/task-path';
 
 /**
  * Which PHPUnit runs a project's tests. A package written for another major version than the runner
@@ -169,11 +170,17 @@ export function chooseRunner(constraint: string | null, runners: PhpunitRunner[]
 
 /**
  * The major version of the PHPUnit the local executor would run a task's test with, for the prompt:
- * composer.json is the nearest one above the focal file (read without following links, capped);
+ * composer.json is the nearest one above the focal file (`taskFilePath`: the task's file_path) (read without following links, capped);
  * null when no runner fits (the slot will be an environment verdict) or nothing is known.
  */
-export function phpunitMajorFor(repoDir: string, focalRelPath: string, runners: PhpunitRunner[] = localPhpunitRunners()): number | null {
-  const parts = focalRelPath.split('/').slice(0, -1);
+export function phpunitMajorFor(repoDir: string, taskFilePath: string, runners: PhpunitRunner[] = localPhpunitRunners()): number | null {
+  let inRepo: string;
+  try {
+    inRepo = pathInRepository(taskFilePath); // the task's file_path starts with the repository's folder
+  } catch {
+    return null;
+  }
+  const parts = inRepo.split('/').slice(0, -1);
   for (let n = parts.length; n >= 0; n--) {
     const rel = [...parts.slice(0, n), 'composer.json'].join('/');
     let text: string | null = null;
