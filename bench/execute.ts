@@ -16,7 +16,7 @@ import { connectEngine } from '../src/engine/execute/docker-engine';
 import { evaluateTest } from '../src/engine/execute/evaluate';
 import { findLanguageImage } from '../src/engine/execute/images';
 import { LocalExecutor } from '../src/engine/execute/local';
-import { phpAutoloaderSource } from '../src/engine/execute/php-autoload';
+import { phpAutoloaderSource } from '../src/engine/languages/php/autoload';
 import type { Executor } from '../src/engine/execute/types';
 import { extractRepository } from '../src/engine/extract/extract';
 import type { LanguageId } from '../src/engine/parse/grammars';

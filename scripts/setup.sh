@@ -38,6 +38,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
+# PHP packages requiring PHPUnit >= 10 need a newer runner than bookworm's 9.6: a project-local
+# PHPUnit 11 from Debian trixie's .debs, unpacked into a cache folder (scripts/setup-phpunit.sh).
+bash scripts/setup-phpunit.sh || echo "setup: no project-local PHPUnit 11; packages requiring it get an environment verdict under the local executor" >&2
+
 # npm packages, exactly as locked; again only when the lock file changed since the last install.
 if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   npm ci --no-audit --no-fund

@@ -9,6 +9,7 @@ import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/type
 import { adapterFor } from './languages';
 import { PROBE_SPEC as RUBY_PROBE_SPEC, probeSpec as rubyProbeSpec, rubyRepositoryFacts, warmUpScript as rubyWarmUpScript } from './languages/ruby/bundle';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './languages/rust/dependencies';
+import { phpRepositoryFacts } from './languages/php/doctor';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
 
@@ -159,6 +160,11 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
   for (const language of languages) {
     const check = await checkLanguage(dir, language, opts);
     if (language === 'ruby') rubyRepositoryFacts(check, dir);
+    if (language === 'php') {
+      const php = await phpRepositoryFacts(dir, opts.executor.kind);
+      check.notes = [...(check.notes ?? []), ...php.notes];
+      check.problems.push(...php.problems);
+    }
     result.languages.push(check);
     result.problems.push(...check.problems);
   }

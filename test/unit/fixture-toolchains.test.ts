@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { phpAutoloaderSource } from '../../src/engine/execute/php-autoload';
+import { phpAutoloaderSource } from '../../src/engine/languages/php/autoload';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 

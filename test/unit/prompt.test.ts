@@ -10,6 +10,7 @@ import type { LspContext } from '../../src/engine/context/types';
 import { buildWindows } from '../../src/engine/context/windows';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { ContextMode } from '../../src/engine/generate/types';
+import { phpunitMajorFor } from '../../src/engine/languages/php/runners';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { gatherContext } from '../../src/engine/prompt/context';
 import { buildPrompt, MissingContextError, PHP_AUTOLOAD_LINE, renderLspBlock, systemPromptFor, userPromptFor } from '../../src/engine/prompt/templates';
@@ -157,11 +158,14 @@ describe('prompts (golden files)', () => {
         const request = { task, language: lang, repoDir: fixture(dir) };
         for (const mode of ['standard', 'file', 'bm25', 'dense'] as const) {
           const gathered = buildPrompt(task, lang, mode, await gatherContext(request, mode, { embedder }));
-          const direct = buildPrompt(task, lang, mode, await contextFor(mode));
+          // PHP: gatherContext also names the runner's major version for the checkout (php-runner.test.ts).
+          const runner = lang === 'php' ? { phpunitMajor: phpunitMajorFor(fixture(dir), task.file_path) ?? undefined } : {};
+          const direct = buildPrompt(task, lang, mode, { ...(await contextFor(mode)), ...runner });
           assert.equal(gathered.user, direct.user, mode);
         }
         const lsp = await gatherContext(request, 'lsp', { lsp: async () => LSP[lang] });
-        assert.equal(buildPrompt(task, lang, 'lsp', lsp).user, buildPrompt(task, lang, 'lsp', { lsp: LSP[lang] }).user);
+        const runner = lang === 'php' ? { phpunitMajor: phpunitMajorFor(fixture(dir), task.file_path) ?? undefined } : {};
+        assert.equal(buildPrompt(task, lang, 'lsp', lsp).user, buildPrompt(task, lang, 'lsp', { lsp: LSP[lang], ...runner }).user);
       });
     });
   }

@@ -98,6 +98,9 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   let placement: Placement | null = null;
   try {
     const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
+    // What the toolchain sees is wrong with the environment before anything runs (PHP: a runner mismatch).
+    const known = toolchain.environmentProblem?.(ctx) ?? null;
+    if (known) return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, known), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image }).catch((e: unknown) => {
       if (e && typeof e === 'object') executorErrors.add(e);
       throw e;

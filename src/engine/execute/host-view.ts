@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { localPhpunitHome } from '../languages/php/runners';
 
 /**
  * What of the host a generated test sees under the local executor's bubblewrap. Not the host's root:
@@ -207,6 +208,8 @@ export function probeHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts 
     const cargoHome = hostCargoHome(env);
     dirs.push(path.join(cargoHome, 'bin'), ...cargoCacheDirs(cargoHome));
   }
+  // Project-local PHPUnits (scripts/setup-phpunit.sh), picked by a package's constraint (languages/php/runners.ts).
+  if (has('php')) dirs.push(localPhpunitHome(env));
   if (has('ruby')) {
     const gemDirs = outputLines('ruby', ['-e', 'puts Gem.path']);
     dirs.push(...gemDirs.filter((d) => !homes.some((h) => isUnder(d, h))));

@@ -79,6 +79,12 @@ export interface Toolchain {
    * `.xrt/tmp` and the report folder (Rust's target folder, Go's build cache); made if missing.
    */
   writableDirs?(ctx: Omit<RunContext, 'writableDirs'>): string[];
+  /**
+   * Checked on the pristine copy before anything runs: a problem of the environment this toolchain can
+   * see from the project alone (PHP: no runner within composer.json's PHPUnit constraint). The slot is
+   * then an environment verdict with that reason, never the test's failure.
+   */
+  environmentProblem?(ctx: RunContext): EnvironmentProblem | null;
   place(ctx: RunContext): Promise<Placement>;
   compile(ctx: RunContext, placement: Placement): PhaseCommand;
   /**

@@ -4,6 +4,7 @@ import { fileContext } from '../context/file';
 import type { ContextRequest, LspContext } from '../context/types';
 import { buildWindows, publishedWindows, type WindowOptions } from '../context/windows';
 import type { ContextMode } from '../generate/types';
+import { phpunitMajorFor } from '../languages/php/runners';
 import type { RetrievalBlockOptions } from './blocks';
 import { MissingContextError, type PromptContext } from './templates';
 
@@ -24,6 +25,16 @@ export interface GatherOptions {
 
 /** What `buildPrompt` needs for a task in a mode: the focal file, ranked windows, or LSP context. */
 export async function gatherContext(request: ContextRequest, mode: ContextMode, options: GatherOptions = {}): Promise<PromptContext> {
+  const context = await modeContext(request, mode, options);
+  // PHP: the prompt names the runner's major version (attributes or annotations), when the checkout is here.
+  if (request.language === 'php' && request.repoDir) {
+    const major = phpunitMajorFor(request.repoDir, request.task.file_path);
+    if (major !== null) return { ...context, phpunitMajor: major };
+  }
+  return context;
+}
+
+async function modeContext(request: ContextRequest, mode: ContextMode, options: GatherOptions): Promise<PromptContext> {
   const { task, language } = request;
   const k = options.k ?? 10;
   switch (mode) {

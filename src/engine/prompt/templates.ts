@@ -20,7 +20,7 @@ export interface LanguageTemplate {
   fence: string;
   system: string;
   /** The "Additional requirements:" bullets for one task (without the leading "- "). */
-  requirements(task: TaskRecord): string[];
+  requirements(task: TaskRecord, context?: PromptContext): string[];
 }
 
 /**
@@ -226,6 +226,17 @@ const RUBY: LanguageTemplate = {
   ],
 };
 
+/**
+ * The runner's major version decides how test metadata is written: PHPUnit 10 and later read
+ * attributes (`#[DataProvider]`; 12 no longer reads annotations), 9 reads only docblock annotations
+ * (it ignores the attribute and calls the test without arguments).
+ */
+export function phpunitVersionRequirement(major: number): string {
+  return major >= 10
+    ? `The tests run on PHPUnit ${major}: declare data providers with the \`#[DataProvider('name')]\` attribute (\`use PHPUnit\\Framework\\Attributes\\DataProvider;\`) on the test method and make the provider \`public static\`; do not use \`@dataProvider\` or other docblock annotations`
+    : `The tests run on PHPUnit ${major}: declare data providers with a \`/** @dataProvider name */\` docblock annotation on the test method; PHPUnit ${major} ignores attributes such as \`#[DataProvider]\``;
+}
+
 const PHP: LanguageTemplate = {
   displayName: 'PHP',
   fence: 'php',
@@ -260,7 +271,7 @@ const PHP: LanguageTemplate = {
       '}',
     ].join('\n'),
   ),
-  requirements: (task) => {
+  requirements: (task, context) => {
     const ns = scopeOf(task, 'namespace');
     return [
       `Namespace: ${ns || '(global namespace)'}`,
@@ -268,6 +279,7 @@ const PHP: LanguageTemplate = {
       `Include \`${PHP_AUTOLOAD_LINE}\` after the opening \`<?php\` tag`,
       'Follow the PSR-12 coding style',
       'Use `setUp()` and `tearDown()` for objects shared by several tests',
+      ...(context?.phpunitMajor === undefined ? [] : [phpunitVersionRequirement(context.phpunitMajor)]),
     ];
   },
 };
@@ -284,8 +296,8 @@ export function systemPromptFor(language: LanguageId): string {
   return TEMPLATES[language].system;
 }
 
-/** The paper's user prompt for a task, without any context block. */
-export function userPromptFor(task: TaskRecord, language: LanguageId): string {
+/** The paper's user prompt for a task, without any context block (the context may add a requirement: PHP's runner). */
+export function userPromptFor(task: TaskRecord, language: LanguageId, context?: PromptContext): string {
   const t = TEMPLATES[language];
   return [
     `Generate unit tests for this ${t.displayName} function from ${task.file_path}:`,
@@ -295,7 +307,7 @@ export function userPromptFor(task: TaskRecord, language: LanguageId): string {
     '```',
     '',
     'Additional requirements:',
-    ...t.requirements(task).map((r) => `- ${r}`),
+    ...t.requirements(task, context).map((r) => `- ${r}`),
   ].join('\n');
 }
 
@@ -309,6 +321,8 @@ export interface PromptContext {
   lsp?: LspContext;
   /** Bounds for the retrieval block. */
   retrieval?: RetrievalBlockOptions;
+  /** PHP: the major version of the PHPUnit that will run the test (languages/php/runners.ts), when known. */
+  phpunitMajor?: number;
 }
 
 export class MissingContextError extends Error {}
@@ -334,5 +348,5 @@ export function buildPrompt(task: TaskRecord, language: LanguageId, mode: Contex
       block = renderLspBlock(need(context.lsp, 'an LSP context'));
       break;
   }
-  return { system: systemPromptFor(language), user: block + userPromptFor(task, language), mode, language };
+  return { system: systemPromptFor(language), user: block + userPromptFor(task, language, context), mode, language };
 }

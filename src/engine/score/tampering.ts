@@ -41,7 +41,7 @@ export interface LanguageTamperingRules {
    * Whether a test the runner reported can come from this code, and if not, why (a name the code does
    * not declare, more examples than it can make). Null: nothing wrong, or nothing can be told.
    */
-  unknownTests?(code: string, report: TestReport): Promise<Finding | null>;
+  unknownTests?(code: string, report: TestReport, sandbox?: { dir: string; focalFile: string }): Promise<Finding | null>;
   /** The runner's own printed output disagrees with the report it wrote (PHPUnit's, RSpec's summary). */
   outputDisagrees?(output: string, report: TestReport, outputTruncated: boolean): Finding | null;
 }
@@ -155,6 +155,8 @@ export interface TamperingInput {
   focalAfter: { text: string } | { problem: string } | null;
   /** What the focal file must hold: the task's file_content (plus a Rust test module placed in it). */
   focalExpected: string;
+  /** The sandbox and its focal file, where a language looks up what the test inherits (PHP's parent test classes). */
+  sandbox?: { dir: string; focalFile: string };
 }
 
 /** Every sign of tampering in one test run; empty when none. */
@@ -179,7 +181,7 @@ export async function detectTampering(input: TamperingInput): Promise<Finding[]>
   }
   const disagrees = rules.outputDisagrees?.(input.testOutput, r, input.testOutputTruncated);
   if (disagrees) found.push(disagrees);
-  const unknown = await rules.unknownTests?.(input.testCode, r);
+  const unknown = await rules.unknownTests?.(input.testCode, r, input.sandbox);
   if (unknown) found.push(unknown);
   const { executable, covered } = input.coverage;
   if (r.ran === 0 && executable.length > 1 && covered.length === executable.length) {
@@ -267,6 +269,7 @@ export async function checkTampering<S extends Parameters<typeof applyTampering>
     coverage: score.coverage,
     focalAfter: readFocalAfterTest(run.sandboxDir, run.focalFile),
     focalExpected: run.focalExpected,
+    sandbox: { dir: run.sandboxDir, focalFile: run.focalFile },
   });
   return applyTampering(score, findings);
 }

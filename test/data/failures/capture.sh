@@ -527,7 +527,7 @@ php_case() { # id phase code
   sed "s/class $cls\\b/class $renamed/" <<<"$CODE" >"$file"
   # No vendor/ in the fixture: the bootstrap is an autoloader written from composer.json.
   node -e 'const {phpAutoloaderSource}=require(process.argv[1]);const fs=require("fs");fs.writeFileSync(process.argv[3],phpAutoloaderSource(JSON.parse(fs.readFileSync(process.argv[2],"utf8"))))' \
-    "$ROOT/out/src/engine/execute/php-autoload.js" "$S/composer.json" "$S/.xrt/autoload.php"
+    "$ROOT/out/src/engine/languages/php/autoload.js" "$S/composer.json" "$S/.xrt/autoload.php"
   local envs=(HOME="$S/.xrt/home" TMPDIR="$S/.xrt/tmp" LANG=C.UTF-8)
   if run "$COMPILE_LOG" "$S" "${envs[@]}" -- php -l "$file"; then
     run "$TEST_LOG" "$S" "${envs[@]}" -- php -d pcov.enabled=1 -d pcov.directory="$S" -d memory_limit=1G "$(command -v phpunit)" \

@@ -1,5 +1,6 @@
 import type { Finding, LanguageTamperingRules } from '../../score/tampering';
 import { stripVTControlCharacters as stripAnsi } from 'node:util';
+import { inheritedMethods } from './inherited-tests';
 
 /**
  * PHPUnit writes its JUnit and Clover files from inside the test's own PHP process, before the
@@ -42,9 +43,16 @@ export const phpTamperingRules: LanguageTamperingRules = {
     { id: 'php-framing', inStrings: true, regex: /FAILURES!|OK \(\d+ tests?|Tests: \d+, Assertions:/, says: 'the test prints PHPUnit\'s summary lines' },
   ],
 
-  async unknownTests(code, report) {
+  async unknownTests(code, report, sandbox) {
     const functions = new Set([...code.matchAll(/\bfunction\s+&?\s*([A-Za-z_]\w*)/g)].map((m) => m[1].toLowerCase()));
     const classes = new Set([...code.matchAll(/\bclass\s+([A-Za-z_]\w*)/g)].map((m) => m[1].toLowerCase()));
+    // Test methods our class inherits from the package's own test classes (looked up only when needed).
+    let inherited: Map<string, Set<string>> | undefined;
+    const inheritedBy = (cls: string, method: string): boolean => {
+      if (!sandbox) return false;
+      inherited ??= inheritedMethods(code, sandbox.dir, sandbox.focalFile);
+      return inherited.get(cls)?.has(method) ?? false;
+    };
     const unknown = report.cases
       .map((c) => c.name)
       .filter((name) => {
@@ -53,7 +61,8 @@ export const phpTamperingRules: LanguageTamperingRules = {
         if (cls.startsWith('PHPUnit\\')) return false;
         const bare = method.replace(/ with data set .*$/, '').toLowerCase();
         const shortClass = cls.split('\\').pop()!.toLowerCase();
-        return (method && !functions.has(bare)) || (cls && !classes.has(shortClass));
+        if (cls && !classes.has(shortClass)) return true;
+        return method !== '' && !functions.has(bare) && !inheritedBy(shortClass, bare);
       });
     if (!unknown.length) return null;
     return { rule: 'php-unknown-test', says: `the JUnit report names test(s) the code does not declare: ${unknown.slice(0, 5).join(', ')}` };

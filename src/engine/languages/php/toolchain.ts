@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
-import { phpAutoloaderSource, type ComposerJson } from '../../execute/php-autoload';
+import type { EnvironmentProblem } from '../../score/types';
+import { phpAutoloaderSource, type ComposerJson } from './autoload';
+import { scanClassmap, type Classmap } from './classmap';
+import { chooseRunner, localPhpunitRunners, phpunitConstraint, type PhpunitRunner } from './runners';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseClover } from '../../score/coverage/clover';
@@ -35,6 +38,40 @@ async function renameTestClass(code: string, id: string): Promise<{ code: string
   }
 }
 
+/** composer.json of the sandbox's project, or {} when missing or not JSON (it is the repository's, hostile). */
+function composerOf(ctx: RunContext): ComposerJson {
+  const text = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'composer.json'), 4 * 1024 ** 2);
+  if (text === null) return {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as ComposerJson) : {};
+  } catch {
+    return {};
+  }
+}
+
+/**
+ * Classmaps scanned at placement, while only trusted code has run in the sandbox, by sandbox folder:
+ * the bootstrap is written again for every mutant, after the test ran. A few recent ones suffice.
+ */
+const classmaps = new Map<string, Classmap>();
+function rememberClassmap(dir: string, map: Classmap): void {
+  classmaps.delete(dir);
+  classmaps.set(dir, map);
+  while (classmaps.size > 16) classmaps.delete(classmaps.keys().next().value as string);
+}
+
+/** The project's own PHPUnit (a Composer install in the copy), which Composer chose for its constraint. */
+function vendorPhpunit(ctx: RunContext): string | null {
+  const p = path.join(ctx.sandbox.projectRoot, 'vendor', 'bin', 'phpunit');
+  return fs.existsSync(p) ? p : null;
+}
+
+/** The local executor's runner for this project by composer.json's constraint (runners.ts), or why none fits. */
+function localRunner(ctx: RunContext): { runner: PhpunitRunner | null; note: string | null } | { problem: EnvironmentProblem } {
+  return chooseRunner(phpunitConstraint(composerOf(ctx)), localPhpunitRunners());
+}
+
 /**
  * The project's phpunit bootstrap if its config names one that exists, else Composer's, else ours.
  * Called again per mutant, after the test ran: the project's files are read through the safe reader.
@@ -51,10 +88,8 @@ function bootstrapFile(ctx: RunContext): string {
   const composerAutoload = path.join(root, 'vendor', 'autoload.php');
   if (fs.existsSync(composerAutoload)) return composerAutoload;
   // No Composer install: an autoloader from composer.json's maps loads the code the same way.
-  const composerText = readInSandbox(ctx, path.join(root, 'composer.json'), 4 * 1024 ** 2);
-  const composer = composerText === null ? {} : (JSON.parse(composerText) as ComposerJson);
   const ours = path.join(ctx.sandbox.xrt, 'autoload.php');
-  writeInSandbox(ctx, ours, phpAutoloaderSource(composer, root));
+  writeInSandbox(ctx, ours, phpAutoloaderSource(composerOf(ctx), root, classmaps.get(ctx.sandbox.dir)));
   return ours;
 }
 
@@ -72,6 +107,14 @@ export const phpToolchain: Toolchain = {
     if (stripped !== ctx.testCode) notes.push('removed the test\'s own require of autoload.php (the bootstrap loads it)');
     const { code, className } = await renameTestClass(stripped, ctx.id);
     if (!className) notes.push('no class in the test');
+    // Composer's classmap, scanned now: nothing untrusted has run in the copy yet.
+    const classmap = await scanClassmap(ctx.sandbox.projectRoot, composerOf(ctx));
+    rememberClassmap(ctx.sandbox.dir, classmap);
+    notes.push(...classmap.notes);
+    if (ctx.executorKind === 'local' && !vendorPhpunit(ctx)) {
+      const choice = localRunner(ctx);
+      if ('runner' in choice && choice.note) notes.push(choice.note);
+    }
     const dir = testsDir(ctx.sandbox.projectRoot);
     fs.mkdirSync(dir, { recursive: true });
     const testFile = path.join(dir, `${className ?? `Xrt${ctx.id}Test`}.php`);
@@ -79,13 +122,21 @@ export const phpToolchain: Toolchain = {
     return { testFile, writtenCode: code, testNames: className ? [className] : [], notes };
   },
 
+  // Before anything runs: the local executor has no PHPUnit within composer.json's constraint.
+  environmentProblem(ctx) {
+    if (ctx.executorKind !== 'local' || vendorPhpunit(ctx)) return null;
+    const choice = localRunner(ctx);
+    return 'problem' in choice ? choice.problem : null;
+  },
+
   compile: (ctx, placement) => phase('compile', ctx, ['php', '-l', placement.testFile], ctx.sandbox.projectRoot),
 
   test(ctx, placement) {
     const xrt = ctx.sandbox.xrt;
     const root = ctx.sandbox.projectRoot;
-    const vendorPhpunit = path.join(root, 'vendor', 'bin', 'phpunit');
-    const phpunit = fs.existsSync(vendorPhpunit) ? vendorPhpunit : '';
+    // The project's own PHPUnit; else, locally, the one composer.json's constraint picks; else the image's.
+    const chosen = ctx.executorKind === 'local' ? localRunner(ctx) : null;
+    const phpunit = vendorPhpunit(ctx) ?? (chosen && 'runner' in chosen ? chosen.runner?.bin ?? null : null);
     // Our own configuration, not the project's: that one may list other suites, or a coverage filter
     // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
     // PHPUnit 9 takes a file as --coverage-filter; 10 and later only folders, so there the filter is a
@@ -94,7 +145,7 @@ export const phpToolchain: Toolchain = {
     // Composer writes an autoloader there for this copy of the project, and its PHPUnit is used.
     const script = [
       'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7',
-      `PHPUNIT=${phpunit ? `'${vendorPhpunit}'` : '$(command -v phpunit)'}`,
+      `PHPUNIT=${phpunit ? `'${phpunit.replace(/'/g, `'\\''`)}'` : '$(command -v phpunit)'}`,
       'if [ -n "${XRT_DEPS:-}" ] && [ -d "$XRT_DEPS/vendor" ] && command -v composer >/dev/null; then',
       '  COMPOSER_VENDOR_DIR="$XRT_DEPS/vendor" composer dump-autoload --quiet --no-interaction --working-dir="$ROOT" && BOOT="$XRT_DEPS/vendor/autoload.php"',
       '  [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && PHPUNIT="$XRT_DEPS/vendor/bin/phpunit"',

@@ -1,0 +1,188 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evaluateTest } from '../../src/engine/execute/evaluate';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import { extractRepository } from '../../src/engine/extract/extract';
+import { phpRepositoryFacts } from '../../src/engine/languages/php/doctor';
+import { chooseRunner, composerToNpmRange, localPhpunitRunners, phpunitConstraint, phpunitMajorFor, satisfiesConstraint, type PhpunitRunner } from '../../src/engine/languages/php/runners';
+import { userPromptFor } from '../../src/engine/prompt/templates';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/**
+ * The PHPUnit that runs a package's tests must satisfy its composer.json constraint: PHPUnit 9 ignores
+ * `#[DataProvider]` (the test then errors with ArgumentCountError and is blamed), 12 ignores
+ * `@dataProvider`. Where this machine has none that fits, the slot is an environment verdict before
+ * anything runs, naming the constraint, the runners and the fix.
+ */
+
+const host9: PhpunitRunner = { bin: '/usr/bin/phpunit', version: '9.6.7', major: 9, origin: 'host' };
+const local11: PhpunitRunner = { bin: '/cache/11.5.19/bin/phpunit', version: '11.5.19', major: 11, origin: 'project-local' };
+
+describe('PHPUnit runner by composer.json constraint', function () {
+  this.timeout(180_000);
+
+  it('reads Composer constraints as Composer does', () => {
+    const cases: Array<[string, string, boolean]> = [
+      ['^9.6', '9.6.7', true],
+      ['^9.6', '10.5.0', false],
+      ['^11.5 || ^12.5 || ^13.3', '11.5.19', true],
+      ['^11.5 || ^12.5 || ^13.3', '9.6.7', false],
+      ['^9.5|^10.0', '9.6.7', true], // a single pipe is "or" too
+      ['>=9.0,<10.0', '9.6.7', true], // a comma is "and"
+      ['>=9.0, <10.0', '10.0.0', false],
+      ['~9.5', '9.6.7', true], // Composer's ~X.Y stops at X+1, npm's would stop at X.Y+1
+      ['~9.5', '10.0.0', false],
+      ['~9.5.0', '9.6.7', false],
+      ['9.*', '9.6.7', true],
+      ['^10.5@dev', '10.5.3', true],
+      ['>= 8.5.15', '9.6.7', true],
+      ['8.5.0 - 9.6.7', '9.6.7', true],
+      ['*', '11.5.19', true],
+    ];
+    for (const [constraint, version, expected] of cases) assert.equal(satisfiesConstraint(version, constraint), expected, `${version} vs ${constraint} (${composerToNpmRange(constraint)})`);
+    for (const opaque of ['dev-main', '!=9.6.7', '9.6.x-dev', '||']) assert.equal(composerToNpmRange(opaque), null, opaque);
+  });
+
+  it('finds the constraint in require-dev, then require, and ignores junk', () => {
+    assert.equal(phpunitConstraint({ 'require-dev': { 'phpunit/phpunit': '^11.5' }, require: { 'phpunit/phpunit': '^9' } }), '^11.5');
+    assert.equal(phpunitConstraint({ require: { 'phpunit/phpunit': '^9' } }), '^9');
+    for (const junk of [null, 3, [], { 'require-dev': 'x' }, { 'require-dev': { 'phpunit/phpunit': 11 } }, { 'require-dev': { 'phpunit/phpunit': 'x'.repeat(1000) } }]) {
+      assert.equal(phpunitConstraint(junk), null, JSON.stringify(junk).slice(0, 50));
+    }
+  });
+
+  it('picks the host runner when it fits, a project-local one when only that fits, else an environment problem', () => {
+    assert.deepEqual(chooseRunner(null, [host9, local11]), { runner: host9, note: null });
+    assert.deepEqual(chooseRunner('^9.6 || ^11.5', [host9, local11]), { runner: host9, note: null });
+    const eleven = chooseRunner('^11.5 || ^12.5', [host9, local11]);
+    assert.ok('runner' in eleven && eleven.runner === local11 && /11\.5\.19/.test(eleven.note ?? ''));
+    const none = chooseRunner('^12.5 || ^13.3', [host9, local11]);
+    assert.ok('problem' in none);
+    assert.equal(none.problem.cause, 'runner-mismatch');
+    for (const part of ['^12.5 || ^13.3', '9.6.7 (host)', '11.5.19 (project-local)', '--executor docker']) assert.ok(none.problem.reason.includes(part), none.problem.reason);
+    assert.ok(!none.problem.reason.includes('setup.sh'), 'setup.sh cannot help: its PHPUnit 11 is there and does not fit');
+    const missing = chooseRunner('^11.5', [host9]);
+    assert.ok('problem' in missing && missing.problem.reason.includes('scripts/setup.sh'), 'setup.sh is the fix where its PHPUnit 11 fits and is missing');
+    const unread = chooseRunner('dev-main', [host9]);
+    assert.ok('runner' in unread && unread.runner === host9 && /not understood/.test(unread.note ?? ''));
+  });
+
+  it('the PHP prompt names the runner\'s major version: attributes from 10 on, annotations for 9', async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-prompt-'));
+    try {
+      fs.mkdirSync(path.join(repo, 'pkg', 'src'), { recursive: true });
+      fs.writeFileSync(path.join(repo, 'pkg', 'src', 'A.php'), '<?php\nfunction a(): int { return 1; }\n');
+      const task = { file_path: 'repo/pkg/src/A.php', metadata: { namespace: '' } } as unknown as TaskRecord;
+      const promptWith = (constraint: string | null, runners: PhpunitRunner[]): string => {
+        fs.writeFileSync(path.join(repo, 'pkg', 'composer.json'), JSON.stringify(constraint === null ? {} : { 'require-dev': { 'phpunit/phpunit': constraint } }));
+        const major = phpunitMajorFor(repo, task.file_path, runners);
+        return userPromptFor(task, 'php', major === null ? {} : { phpunitMajor: major });
+      };
+      assert.match(promptWith('^11.5', [host9, local11]), /PHPUnit 11: declare data providers with the `#\[DataProvider\('name'\)\]` attribute/);
+      assert.match(promptWith('^9.6', [host9, local11]), /PHPUnit 9: declare data providers with a `\/\*\* @dataProvider name \*\/`/);
+      assert.match(promptWith(null, [host9, local11]), /PHPUnit 9:/, 'no constraint: the host runner');
+      assert.doesNotMatch(promptWith('^13.0', [host9, local11]), /PHPUnit \d+:/, 'no runner fits: no version claimed');
+      fs.rmSync(path.join(repo, 'pkg', 'composer.json'));
+      fs.symlinkSync('/etc/hostname', path.join(repo, 'pkg', 'composer.json'));
+      assert.equal(phpunitMajorFor(repo, task.file_path, [host9]), null, 'a linked composer.json is not read');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('doctor --repo reports the runner for the constraint and the classmap, and the mismatch as a problem', async () => {
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-doctor-'));
+    try {
+      fs.mkdirSync(path.join(repo, 'legacy'));
+      fs.writeFileSync(path.join(repo, 'legacy', 'Old.php'), '<?php\nclass Old {}\ninterface OldI {}\n');
+      const write = (constraint: string) =>
+        fs.writeFileSync(path.join(repo, 'composer.json'), JSON.stringify({ 'require-dev': { 'phpunit/phpunit': constraint }, autoload: { classmap: ['legacy/', '../x'] } }));
+      write('^11.5');
+      const ok = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      assert.deepEqual(ok.problems, []);
+      assert.ok(ok.notes.some((n) => /PHPUnit 11\.5\.19 \(project-local\).*\^11\.5/.test(n)), ok.notes.join('\n'));
+      assert.ok(ok.notes.includes('classmap: 2 classes in legacy'), ok.notes.join('\n'));
+      assert.ok(ok.notes.some((n) => /"\.\.\/x" refused/.test(n)), ok.notes.join('\n'));
+      write('^10.3');
+      const bad = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      assert.equal(bad.problems[0]?.cause, 'runner-mismatch');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  describe('through the local executor', () => {
+    let tmp: string;
+    before(function () {
+      if (!hasTool('php') || !hasTool('phpunit')) skipBecause(this, 'php and phpunit are needed (scripts/setup.sh)');
+    });
+    beforeEach(() => (tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-runner-'))));
+    afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+    async function project(constraint: string): Promise<Awaited<ReturnType<typeof extractRepository>>['tasks'][number]> {
+      fs.mkdirSync(path.join(tmp, 'src'));
+      fs.writeFileSync(path.join(tmp, 'composer.json'), JSON.stringify({ name: 'x/adder', 'require-dev': { 'phpunit/phpunit': constraint }, autoload: { 'psr-4': { 'Adder\\': 'src/' } } }));
+      fs.writeFileSync(path.join(tmp, 'src', 'Adder.php'), '<?php\nnamespace Adder;\n\nfinal class Adder\n{\n    public static function add(int $a, int $b): int\n    {\n        if ($a < 0) {\n            return $b;\n        }\n        return $a + $b;\n    }\n}\n');
+      const { tasks } = await extractRepository(tmp, { repository: { name: 'adder', url: tmp, commit: null, path: tmp }, filters: { minLines: 1 } });
+      assert.equal(tasks.length, 1);
+      return tasks[0];
+    }
+
+    const attributeTest = [
+      '<?php',
+      'use Adder\\Adder;',
+      'use PHPUnit\\Framework\\Attributes\\DataProvider;',
+      'use PHPUnit\\Framework\\TestCase;',
+      'final class AdderTest extends TestCase',
+      '{',
+      '    public static function sums(): array',
+      '    {',
+      '        return [[1, 2, 3], [-1, 5, 5]];',
+      '    }',
+      '',
+      '    #[DataProvider(\'sums\')]',
+      '    public function testAdd(int $a, int $b, int $sum): void',
+      '    {',
+      '        $this->assertSame($sum, Adder::add($a, $b));',
+      '    }',
+      '}',
+    ].join('\n');
+
+    it('no runner within the constraint: an environment verdict before anything runs', async () => {
+      const task = await project('^12.5 || ^13.3');
+      const e = await evaluateTest(task, 'php', attributeTest, { executor: new LocalExecutor(), repoDir: tmp });
+      assert.equal(e.environment?.cause, 'runner-mismatch', e.error);
+      assert.equal(e.score.failure?.category, 'environment');
+      assert.deepEqual(e.phases, [], 'nothing ran');
+      assert.match(e.environment?.reason ?? '', /\^12\.5 \|\| \^13\.3/);
+    });
+
+    it('a package requiring PHPUnit 11 runs on the project-local 11: its #[DataProvider] test passes with full coverage', async function () {
+      if (!localPhpunitRunners().some((r) => r.major === 11)) skipBecause(this, 'no project-local PHPUnit 11 (bash scripts/setup-phpunit.sh)');
+      const task = await project('^11.5 || ^12.5');
+      const e = await evaluateTest(task, 'php', attributeTest, { executor: new LocalExecutor(), repoDir: tmp });
+      const log = e.phases.map((p) => p.output).join('\n');
+      assert.equal(e.environment, undefined, e.error);
+      assert.match(log, /PHPUnit 11\.5/);
+      assert.equal(e.score.passed, true, log);
+      assert.equal(e.testReport.ran, 2, 'both data sets ran');
+      assert.deepEqual(e.score.coverage.covered, e.score.coverage.executable);
+      assert.equal(e.score.coverage.executable.length, 3, JSON.stringify(e.score.coverage));
+    });
+
+    it('a package requiring PHPUnit 9 keeps the host runner (its annotations work, attributes are ignored as natively)', async () => {
+      const task = await project('^9.6');
+      const annotated = attributeTest.replace("    #[DataProvider('sums')]", '    /** @dataProvider sums */');
+      const e = await evaluateTest(task, 'php', annotated, { executor: new LocalExecutor(), repoDir: tmp });
+      const log = e.phases.map((p) => p.output).join('\n');
+      assert.match(log, /PHPUnit 9\./);
+      assert.equal(e.score.passed, true, log);
+      const ignored = await evaluateTest(task, 'php', attributeTest, { executor: new LocalExecutor(), repoDir: tmp });
+      assert.equal(ignored.score.passed, false, 'PHPUnit 9 calls testAdd without arguments, as it would natively');
+      assert.notEqual(ignored.score.failure?.category, 'environment');
+    });
+  });
+});
