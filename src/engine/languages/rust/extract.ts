@@ -2,6 +2,7 @@ import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../../parse/nodes';
 import { chooseFeatures, hostArch, type Gate } from './cfg';
 import { gatesOf, inheritedGates, innerGates, outerAttributes, type FileGates } from './gates';
+import { FEATURES_KEY, NO_DEFAULT_FEATURES_KEY } from './configuration';
 import { closeFeatures, type CargoFeatures } from './manifest';
 import { rustToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
@@ -149,10 +150,6 @@ function isFileGates(x: unknown): x is FileGates {
   return typeof x === 'object' && x !== null && Array.isArray((x as FileGates).gates) && 'manifest' in x;
 }
 
-/** The record key holding the features a task's focal code needs (`--features`). */
-export const FEATURES_KEY = 'cargo_features';
-/** Set ('true') when the focal code needs `--no-default-features` (`#[cfg(not(feature = "std"))]`). */
-export const NO_DEFAULT_FEATURES_KEY = 'cargo_no_default_features';
 
 /**
  * Features the item's gates need go on the record (metadata.cargo_features); an item no feature can

@@ -76,6 +76,8 @@ function pathAttribute(attrs: Node[]): string | null | undefined {
 
 /** Crates walked so far: the gates of every file, and what each file was when read (to notice edits). */
 const crateCache = new Map<string, { files: Map<string, Gate[][]>; seen: Map<string, string> }>();
+/** Every run's sandbox is a new crate path: only the last few are kept. */
+const MAX_CACHED_CRATES = 8;
 const MAX_CRATE_FILES = 5000;
 
 function stamp(file: string): string {
@@ -147,7 +149,9 @@ async function walkCrate(crateDirPath: string, crateRoot: string): Promise<Map<s
       parsed.tree.delete();
     }
   }
+  crateCache.delete(crateRoot);
   crateCache.set(crateRoot, { files, seen });
+  while (crateCache.size > MAX_CACHED_CRATES) crateCache.delete(crateCache.keys().next().value!);
   return files;
 }
 
@@ -173,4 +177,24 @@ export async function inheritedGates(root: string, relPath: string): Promise<Fil
     if (ways) return { manifest, gates: combineWays(ways), resolved: true };
   }
   return { manifest, gates: [], resolved: false };
+}
+
+/**
+ * The gates from a file's top level down to the function item starting at `startLine` (1-based),
+ * through inline modules, impls and traits, the item's own included; null when no item starts there.
+ */
+export function itemGatesAt(root: Node, startLine: number): Gate[] | null {
+  const walk = (container: Node, acc: Gate[]): Gate[] | null => {
+    for (const n of named(container)) {
+      if (n.startPosition.row + 1 > startLine || n.endPosition.row + 1 < startLine) continue;
+      const own = [...acc, ...gatesOf(outerAttributes(n))];
+      if (n.type === 'function_item' && n.startPosition.row + 1 === startLine) return own;
+      const body = field(n, 'body');
+      if (!body) continue;
+      if (n.type === 'mod_item') return walk(body, [...own, ...innerGates(body)]);
+      if (n.type === 'impl_item' || n.type === 'trait_item') return walk(body, own);
+    }
+    return null;
+  };
+  return walk(root, innerGates(root));
 }
