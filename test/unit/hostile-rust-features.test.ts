@@ -123,16 +123,16 @@ describe('hostile Rust features', function () {
     // A clean crate: cargo refuses the hostile manifest above as a whole.
     const clean = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-self-out-'));
     try {
-    writeGatedCrate(clean);
-    const plain = (await extractGated(clean)).tasks.find((t) => t.function_name === 'plain')!;
-    for (const gate of ['#![cfg(any())]', '#![cfg(windows)]']) {
-      const code = `${gate}\nuse super::*;\n#[test]\nfn t() { assert_eq!(plain(2), 4); }\n`;
-      const e = await evaluateTest(plain, 'rust', code, { executor, repoDir: clean });
-      assert.equal(e.environment, undefined, JSON.stringify(e.score));
-      assert.equal(e.score.compiled, false, JSON.stringify(e.score));
-      assert.notEqual(e.score.failure?.category, 'environment');
-      assert.match(e.score.reason ?? '', /no test of the test module ran/);
-    }
+      writeGatedCrate(clean);
+      const plain = (await extractGated(clean)).tasks.find((t) => t.function_name === 'plain')!;
+      for (const gate of ['#![cfg(any())]', '#![cfg(windows)]']) {
+        const code = `${gate}\nuse super::*;\n#[test]\nfn t() { assert_eq!(plain(2), 4); }\n`;
+        const e = await evaluateTest(plain, 'rust', code, { executor, repoDir: clean });
+        assert.equal(e.environment, undefined, JSON.stringify(e.score));
+        assert.equal(e.score.compiled, false, JSON.stringify(e.score));
+        assert.notEqual(e.score.failure?.category, 'environment');
+        assert.match(e.score.reason ?? '', /no test of the test module ran/);
+      }
     } finally {
       fs.rmSync(clean, { recursive: true, force: true });
     }
