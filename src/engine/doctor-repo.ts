@@ -12,6 +12,8 @@ import { fetchDependencies, isResolutionFailure, unresolvableProblem, type Fetch
 import { phpRepositoryFacts } from './languages/php/doctor';
 import { LANGUAGE_IDS, type LanguageId } from './parse/grammars';
 import type { EnvironmentProblem } from './score/types';
+import { extractRepository } from './extract/extract';
+import { FEATURES_KEY, NO_DEFAULT_FEATURES_KEY } from './languages/rust/configuration';
 
 /** What `xrepotest doctor --repo DIR` found for one language of the repository. */
 export interface RepositoryLanguageCheck {
@@ -21,6 +23,36 @@ export interface RepositoryLanguageCheck {
   problems: EnvironmentProblem[];
   /** What else the language's checks found (PHP: the runner for the constraint, the classmap). */
   notes?: string[];
+  /** Rust: what the repository's tasks (extracted with the release's filters) need from cargo. */
+  rustFeatures?: RustFeatureNeeds;
+}
+
+/** Rust: the `--features` sets the extracted tasks need (task counts), and the tasks dropped by cfg-excluded. */
+export interface RustFeatureNeeds {
+  tasks: number;
+  /** `--features` value ('' for none, ` --no-default-features` appended where needed) -> tasks. */
+  bySet: Record<string, number>;
+  cfgExcluded: number;
+}
+
+/** Rust hunk: extracts the repository's tasks (parsing only, nothing runs) and counts the features they need. */
+async function rustFeatureNeeds(repoDir: string): Promise<RustFeatureNeeds> {
+  const { tasks, summary } = await extractRepository(repoDir, { languages: ['rust'] });
+  const bySet: Record<string, number> = {};
+  for (const t of tasks) {
+    const f = Array.isArray(t.metadata[FEATURES_KEY]) ? (t.metadata[FEATURES_KEY] as string[]).join(',') : '';
+    const key = f + (t.metadata[NO_DEFAULT_FEATURES_KEY] === 'true' ? ' --no-default-features' : '');
+    bySet[key] = (bySet[key] ?? 0) + 1;
+  }
+  return { tasks: tasks.length, bySet, cfgExcluded: summary.dropped['cfg-excluded'] };
+}
+
+function formatRustFeatureNeeds(n: RustFeatureNeeds): string[] {
+  const sets = Object.entries(n.bySet).sort((a, b) => b[1] - a[1]);
+  return [
+    `         ${n.tasks} task(s); features: ${sets.map(([k, c]) => `${k.trim() ? k.trim() : 'defaults only'} (${c})`).join(', ') || 'none'}` +
+      (n.cfgExcluded ? `; ${n.cfgExcluded} function(s) only another target or Miri compiles (dropped: cfg-excluded)` : ''),
+  ];
 }
 
 export interface RepositoryCheck {
@@ -165,6 +197,7 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
       check.notes = [...(check.notes ?? []), ...php.notes];
       check.problems.push(...php.problems);
     }
+    if (language === 'rust') check.rustFeatures = await rustFeatureNeeds(dir);
     result.languages.push(check);
     result.problems.push(...check.problems);
   }
@@ -177,6 +210,7 @@ export function formatRepositoryCheck(r: RepositoryCheck): string {
     const build = l.build ? `\`${l.build.command}\` ${l.build.exitCode === 0 && !l.build.timedOut ? 'ok' : 'FAILED'}` : l.problems.length ? 'not built' : 'not checked (no build step for this language)';
     lines.push(`  ${l.language.padEnd(5)}  ${build}`);
     for (const note of l.notes ?? []) lines.push(`         ${note}`);
+    if (l.rustFeatures) lines.push(...formatRustFeatureNeeds(l.rustFeatures));
   }
   if (r.problems.length) lines.push('problems:', ...r.problems.map((p) => `  - [${p.cause}] ${p.reason}`));
   else lines.push('no problems: the project builds untouched');

@@ -333,7 +333,8 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
           // Rust: the test module joins the focal file, as an edit the user can undo, then saved.
           const doc = await vscode.workspace.openTextDocument(target);
           const edit = new vscode.WorkspaceEdit();
-          edit.insert(target, doc.lineAt(doc.lineCount - 1).range.end, placed.code);
+          const at = placed.insertAt ? new vscode.Position(placed.insertAt.line, placed.insertAt.character) : doc.lineAt(doc.lineCount - 1).range.end;
+          edit.insert(target, at, placed.code);
           if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit to ${placed.relPath}`);
           await doc.save();
           log.info(`accepted ${c.item.label} into ${placed.relPath} (appended)`);

@@ -74,7 +74,8 @@ export function snakeCase(name: string): string {
 /**
  * Where an accepted test goes, by the language's conventions, from where the run placed it (the run
  * names files after a hash so nothing collides; a project keeps names people read):
- * - Rust: a `#[cfg(test)] mod <function>_tests` appended to the focal file (unit tests live there);
+ * - Rust: a `#[cfg(test)] mod <function>_tests` in the focal file (unit tests live there), where the run put it
+ *   (the end of the inline module holding the focal item, else the end of the file);
  * - Go: `<file>_<function>_test.go` next to the focal file (same package, any `_test.go` name);
  * - Ruby: `<file>_<function>_spec.rb` in the spec folder the run used;
  * - Julia: `test_<function>.jl` in the test folder (runtests.jl must include it: said in a note);

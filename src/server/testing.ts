@@ -78,9 +78,17 @@ export function registerTesting(state: ServerState): void {
       const placement = await toolchain.place(ctx);
       const run = workspacePathOf(path.relative(sandbox.dir, placement.testFile), focal.root);
       const accepted = acceptedPlacement(focal.adapter.id, run.relPath, placement.writtenCode, { relPath: focal.relPath, functionName: focal.task.function_name });
-      return { relPath: accepted.relPath, path: path.join(focal.root, accepted.relPath), code: accepted.code, append: accepted.append, notes: [...placement.notes, ...accepted.notes] };
+      const insertAt = accepted.append && placement.insertedAt !== undefined ? positionOf(focal.task.file_content, placement.insertedAt) : undefined;
+      return { relPath: accepted.relPath, path: path.join(focal.root, accepted.relPath), code: accepted.code, append: accepted.append, ...(insertAt ? { insertAt } : {}), notes: [...placement.notes, ...accepted.notes] };
     } finally {
       removeSandbox(sandbox);
     }
   });
+}
+
+/** A character offset as a 0-based line and character (UTF-16 units, as the editor counts). */
+function positionOf(text: string, offset: number): { line: number; character: number } {
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length - 1;
+  return { line, character: offset - (before.lastIndexOf('\n') + 1) };
 }

@@ -144,6 +144,8 @@ export interface PlaceCandidateResult {
   code: string;
   /** Add `code` at the end of the existing file (Rust's test module in the focal file) instead of creating one. */
   append: boolean;
+  /** With `append`: where to add it instead of the end (0-based; Rust: the end of the inline module holding the focal item). */
+  insertAt?: { line: number; character: number };
   notes: string[];
 }
 

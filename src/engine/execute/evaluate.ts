@@ -11,7 +11,7 @@ import type { EnvironmentProblem, FailureCategory, FocalCoverage, InvocationResu
 import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
-import { DEFAULT_TIMEOUTS, emptyReport, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
+import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
@@ -131,11 +131,20 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     const placed = await placeAndCompile(ctx, run);
     placement = placed.placement;
     const compiled = placed.compiled;
+    // Decided at placement from the pristine copy and the task (never from what the test wrote or printed).
+    if (placement.environment) {
+      return {
+        ...environmentVerdict({ ...base, placement: placementOf(sandbox, placement), phases, testReport: emptyReport() }, invocation, placement.environment),
+        sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
+      };
+    }
     let report = emptyReport();
     let hits = null;
+    let notBuilt: string | null = null;
     if (compiled.exitCode === 0) {
       const tested = await run(toolchain.test(ctx, placement, compiled));
       report = toolchain.testReport(ctx, placement, tested);
+      notBuilt = toolchain.notBuilt?.(ctx, placement, tested, report) ?? null;
       // Coverage counts even when tests fail, as in the paper (Cov); Cov@Pass is derived from passing slots.
       const coverageCmd = tested.timedOut ? null : toolchain.coverage(ctx, placement);
       if (coverageCmd) await run(coverageCmd);
@@ -143,9 +152,10 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     }
     opts.signal?.throwIfAborted();
     let score = scoreOf(language, testCode, phases, report, hits, task, invocation, limits.memoryBytes);
+    if (notBuilt) score = { ...score, compiled: false, passed: false, coverage: { executable: [], covered: [] }, coverageRatio: 0, failure: { category: 'syntactic-compilation', rule: 'test-not-built', evidence: notBuilt }, reason: notBuilt };
     // A forged report, framing or exit status, or an edited focal file, fails the slot as 'tampering' (score/tampering.ts).
     if (compiled.exitCode === 0) {
-      const focalExpected = task.file_content + (placement.testFile === sandbox.focalFile ? placement.writtenCode : '');
+      const focalExpected = placement.testFile === sandbox.focalFile ? focalWithTest(task.file_content, placement) : task.file_content;
       const test = phases.find((p) => p.phase === 'test');
       score = await checkTampering(score, { language, writtenCode: placement.writtenCode, test, report, sandboxDir: sandbox.dir, focalFile: path.join(sandbox.dir, sandbox.focalInCopy), focalExpected });
     }

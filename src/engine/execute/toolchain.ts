@@ -48,6 +48,19 @@ export interface Placement {
   testNames: string[];
   /** Tests renamed in our file to avoid the project's names (Go): name run -> name the test gave. */
   renamedTests?: Record<string, string>;
+  /**
+   * Where `writtenCode` went into the focal file (a character offset into the task's file_content)
+   * when the test joins the focal file (Rust: the end of the innermost module holding the focal item);
+   * absent when it was appended at the end or went into a file of its own.
+   */
+  insertedAt?: number;
+  /** Arguments the toolchain's build and test commands add, decided at placement from the pristine copy (Rust: `--features`). */
+  buildArgs?: string[];
+  /**
+   * Known at placement, from the pristine copy and the task alone (never from anything the test wrote):
+   * the focal code cannot be built under the configuration a run uses. The slot is an environment verdict.
+   */
+  environment?: EnvironmentProblem;
   notes: string[];
 }
 
@@ -104,6 +117,11 @@ export interface Toolchain {
    * May be async: Go parses the task's focal source to find its statement lines.
    */
   focalHits(ctx: RunContext): LineHits | null | Promise<LineHits | null>;
+  /**
+   * After a test phase whose build succeeded: why the test itself was not built after all (Rust: no
+   * test of our module ran in any test binary), or null. Such a slot is scored as not compiled.
+   */
+  notBuilt?(ctx: RunContext, placement: Placement, test: PhaseResult, report: TestReport): string | null;
 }
 
 /** What a toolchain's own preparation gets from the engine. */
@@ -111,6 +129,12 @@ export interface PrepareWith {
   executor: Executor;
   /** Runs a phase in the slot's session (recorded with its phases). */
   run(cmd: PhaseCommand): Promise<PhaseResult>;
+}
+
+/** The focal file as the toolchain placed the test into it: the task's file with `writtenCode` inserted or appended. */
+export function focalWithTest(fileContent: string, placement: Pick<Placement, 'writtenCode' | 'insertedAt'>): string {
+  const at = placement.insertedAt ?? fileContent.length;
+  return fileContent.slice(0, at) + placement.writtenCode + fileContent.slice(at);
 }
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {

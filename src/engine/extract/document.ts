@@ -49,7 +49,8 @@ export async function taskForDocumentFunction(root: string, relPath: string, tex
   try {
     const lineStarts = lineStartOffsets(text);
     const fileScope = adapter.fileScope?.(root, relPath) ?? '';
-    const found = classifyFunctions(adapter, relPath, text, lineStarts, parsed.tree, { ...RELEASE_FILTERS, ...filters }, fileScope).find(
+    const inherited = await adapter.inheritedContext?.(root, relPath);
+    const found = classifyFunctions(adapter, relPath, text, lineStarts, parsed.tree, { ...RELEASE_FILTERS, ...filters }, fileScope, inherited).find(
       (c) => c.rule === null && c.fn.startLine === startLine,
     );
     if (!found) return null;

@@ -79,11 +79,12 @@ export function classifyFunctions(
   tree: Tree,
   filters: FilterConfig,
   fileScope = '',
+  inherited?: unknown,
 ): ClassifiedFunction[] {
   const inTestFile = adapter.isTestFile(relPath);
   const codeLines = codeLineFlags(source, lineStarts, rangesOfTypes(tree, adapter.commentTypes));
   return adapter
-    .listFunctions(tree, source, fileScope)
+    .listFunctions(tree, source, fileScope, inherited)
     .sort((a, b) => a.startLine - b.startLine)
     .map((fn) => {
       const lines = countCodeLines(codeLines, fn.startLine, fn.endLine);
@@ -146,7 +147,8 @@ export async function extractRepository(repoDir: string, options: ExtractOptions
     const source = read.text;
     const lineStarts = lineStartOffsets(source);
     try {
-      for (const { fn, rule } of classifyFunctions(adapter, file.relPath, source, lineStarts, parsed.tree, filters, adapter.fileScope?.(root, file.relPath))) {
+      const inherited = await adapter.inheritedContext?.(root, file.relPath);
+      for (const { fn, rule } of classifyFunctions(adapter, file.relPath, source, lineStarts, parsed.tree, filters, adapter.fileScope?.(root, file.relPath), inherited)) {
         counts.seen++;
         if (rule) {
           counts.dropped[rule]++;

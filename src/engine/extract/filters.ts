@@ -1,7 +1,7 @@
 import type { FunctionInfo, LanguageAdapter, LanguageId } from '../languages/types';
 
 /** The drop rules, in the order they are applied: a function is counted under the first that drops it. */
-export const DROP_RULES = ['test-code', 'tool-ignored', 'entry-point', 'php-visibility', 'name', 'parse-error', 'min-lines', 'max-lines', 'no-return'] as const;
+export const DROP_RULES = ['test-code', 'tool-ignored', 'cfg-excluded', 'entry-point', 'php-visibility', 'name', 'parse-error', 'min-lines', 'max-lines', 'no-return'] as const;
 export type DropRule = (typeof DROP_RULES)[number];
 
 export interface FilterConfig {
@@ -43,6 +43,8 @@ export function dropRule({ fn, adapter, relPath, inTestFile, nonCommentLines }: 
   if (inTestFile || fn.isTestCode) return 'test-code';
   // Code the language's own tool never builds (Go: `_x/`, `.x/`, `testdata/`) cannot be tested in place.
   if (adapter.ignoredByTool?.(relPath)) return 'tool-ignored';
+  // Code a test build on Linux never compiles, whatever features are passed (Rust: another target, Miri).
+  if (fn.excludedByConfiguration !== undefined) return 'cfg-excluded';
   // Entry points a unit test cannot call (Go: `init`, and `main`).
   if (adapter.isEntryPoint?.(fn)) return 'entry-point';
   if (config.excludeHiddenPhpMethods && fn.isHiddenMethod) return 'php-visibility';

@@ -24,11 +24,13 @@ export interface FunctionInfo {
   className: string;
   classSignature: string;
   /** Language-specific metadata added to the record (Ruby `method_kind`). */
-  extraMetadata?: Record<string, string>;
+  extraMetadata?: Record<string, string | string[]>;
   /** Test code inside a source file: Rust `#[test]` / `#[cfg(test)] mod`, PHP classes extending TestCase. */
   isTestCode: boolean;
   /** PHP private / protected / abstract methods, and methods without a body. */
   isHiddenMethod: boolean;
+  /** Never compiled by a run whatever we pass (Rust: a cfg gate for another target or Miri): the gate, as written. */
+  excludedByConfiguration?: string;
 }
 
 /**
@@ -54,7 +56,12 @@ export interface LanguageAdapter {
    * Every function and method the paper's extractor considers, in source order. `fileScope` is what
    * `fileScope()` said for the file ('' where the adapter has none).
    */
-  listFunctions(tree: Tree, source: string, fileScope?: string): FunctionInfo[];
+  listFunctions(tree: Tree, source: string, fileScope?: string, inherited?: unknown): FunctionInfo[];
+  /**
+   * What a file inherits from the rest of the project, read from the files under `root`, handed to
+   * `listFunctions` as `inherited` (Rust: the cfg gates from the crate root down to the file).
+   */
+  inheritedContext?(root: string, relPath: string): Promise<unknown>;
   /**
    * The code unit a file belongs to when its text does not say (a Julia file `include`d into the
    * package module names no module itself). Reads the project's files under `root`.

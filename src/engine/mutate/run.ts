@@ -1,7 +1,7 @@
 import { placeAndCompile, runContext, testsPassed, warmUp, withNewReportFolder } from '../execute/evaluate';
 import { readSandboxFile, writeSandboxFile } from '../execute/safe-fs';
 import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from '../execute/sandbox';
-import type { PhaseTimeouts, Placement, RunContext } from '../execute/toolchain';
+import { focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from '../execute/toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type PhaseCommand, type PhaseResult } from '../execute/types';
 import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
@@ -149,6 +149,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     const run = (cmd: PhaseCommand): Promise<PhaseResult> => tagged(open.run(cmd, opts.signal));
     await warmUp(ctx, opts.executor, run);
     const { placement, compiled } = await placeAndCompile(ctx, run);
+    if (placement.environment) return summarize([], 0, `no mutant can be judged: ${placement.environment.reason}`);
     if (compiled.exitCode !== 0) return summarize([], 0, `the test does not compile (exit ${compiled.exitCode}): ${tail(compiled.output)}`);
     // The focal file as a path inside the copy with no link on the way, fixed before any untrusted code
     // runs: from then on it is read and rewritten only through the safe reader and writer.
@@ -162,14 +163,24 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     const covered = opts.coveredLines ?? (await cleanCoverage(ctx, placement, run));
     const mutants = await generateMutants(task, language, { coveredLines: covered, maxMutants: opts.maxMutants });
     const placed = readSandboxFile(sandbox.dir, focalRel);
-    // Rust's test module lives in the focal file, after the code: it must stay for every mutant.
-    if (placed === null || !placed.startsWith(task.file_content)) return summarize([], 0, 'placing the test changed the focal code; mutants cannot be applied');
-    const appended = placed.slice(task.file_content.length);
+    // Rust's test module lives in the focal file, after the focal item (at the end of the file or of
+    // its innermost inline module): it must stay, at the same place, for every mutant.
+    const inFocalFile = placement.testFile === sandbox.focalFile;
+    if (placed === null || placed !== (inFocalFile ? focalWithTest(task.file_content, placement) : task.file_content)) {
+      return summarize([], 0, 'placing the test changed the focal code; mutants cannot be applied');
+    }
+    const withTest = (source: string): string => {
+      if (!inFocalFile) return source;
+      // Mutants edit the focal lines, all before the insertion point: count it from the file's end.
+      const after = task.file_content.length - (placement.insertedAt ?? task.file_content.length);
+      const at = source.length - after;
+      return source.slice(0, at) + placement.writtenCode + source.slice(at);
+    };
     mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
 
     for (const mutant of mutants) {
       opts.signal?.throwIfAborted();
-      writeSandboxFile(sandbox.dir, focalRel, mutant.source + appended);
+      writeSandboxFile(sandbox.dir, focalRel, withTest(mutant.source));
       let outcome: MutantOutcome;
       try {
         // A fresh report folder per mutant: a report left by an earlier run must not speak for this one.

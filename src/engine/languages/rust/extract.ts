@@ -1,5 +1,9 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../../parse/nodes';
+import { chooseFeatures, hostArch, type Gate } from './cfg';
+import { gatesOf, inheritedGates, innerGates, outerAttributes, type FileGates } from './gates';
+import { FEATURES_KEY, NO_DEFAULT_FEATURES_KEY } from './configuration';
+import { closeFeatures, type CargoFeatures } from './manifest';
 import { rustToolchain } from './toolchain';
 import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
 
@@ -36,6 +40,8 @@ interface Context {
   className: string;
   classSignature: string;
   inTest: boolean;
+  /** cfg gates of the enclosing inline modules, impls and traits, outermost first. */
+  gates: Gate[];
 }
 
 /** `Stack<T>` / `&'a Stack` / `crate::x::Stack` -> `Stack`. */
@@ -53,6 +59,9 @@ function keywordStart(node: Node, keyword: string): Node {
   return children(node).find((c) => c.type === keyword) ?? node;
 }
 
+/** The gates of each function listed by `collect` (from its file's top level down to the item itself). */
+const itemGates = new WeakMap<FunctionInfo, Gate[]>();
+
 function collect(container: Node, source: string, ctx: Context, out: FunctionInfo[]): void {
   for (const n of named(container)) {
     switch (n.type) {
@@ -68,13 +77,15 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
           classSignature: ctx.classSignature,
           isTestCode: ctx.inTest || isTestAttributed(n),
         }));
+        itemGates.set(out[out.length - 1], [...ctx.gates, ...gatesOf(outerAttributes(n))]);
         break;
       }
       case 'mod_item': {
         const body = field(n, 'body');
         if (body) {
           const name = field(n, 'name')?.text ?? '';
-          collect(body, source, { ...ctx, modules: [...ctx.modules, name], inTest: ctx.inTest || isTestAttributed(n) }, out);
+          const gates = [...ctx.gates, ...gatesOf(outerAttributes(n)), ...innerGates(body)];
+          collect(body, source, { ...ctx, modules: [...ctx.modules, name], inTest: ctx.inTest || isTestAttributed(n), gates }, out);
         }
         break;
       }
@@ -86,6 +97,7 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
             className: typeName(field(n, 'type')),
             classSignature: headerText(source, n, body),
             inTest: ctx.inTest || isTestAttributed(n),
+            gates: [...ctx.gates, ...gatesOf(outerAttributes(n))],
           }, out);
         }
         break;
@@ -98,6 +110,7 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
             className: field(n, 'name')?.text ?? '',
             classSignature: headerText(source, keywordStart(n, 'trait'), body),
             inTest: ctx.inTest || isTestAttributed(n),
+            gates: [...ctx.gates, ...gatesOf(outerAttributes(n))],
           }, out);
         }
         break;
@@ -133,6 +146,30 @@ function isOutputExpression(expr: Node): boolean {
   return true;
 }
 
+function isFileGates(x: unknown): x is FileGates {
+  return typeof x === 'object' && x !== null && Array.isArray((x as FileGates).gates) && 'manifest' in x;
+}
+
+
+/**
+ * Features the item's gates need go on the record (metadata.cargo_features); an item no feature can
+ * bring in under a Linux test build (another target, Miri, `cfg(any())`, a feature the crate does not
+ * declare, a default feature that must be off) is marked for the counted `cfg-excluded` rule.
+ */
+function applyGates(fn: FunctionInfo, gates: Gate[], manifest: CargoFeatures | null): void {
+  const metadata: Record<string, string | string[]> = {};
+  if (gates.length) {
+    const choice = chooseFeatures(gates, manifest?.declared ?? null, (f, d) => (manifest ? closeFeatures(manifest, f, d) : new Set()), {
+      customCfgs: manifest?.buildScript ?? true,
+      arch: hostArch(),
+    });
+    if (choice.features.length) metadata[FEATURES_KEY] = choice.features;
+    if (choice.noDefaultFeatures) metadata[NO_DEFAULT_FEATURES_KEY] = 'true';
+    if (choice.verdict === 'excluded') fn.excludedByConfiguration = choice.gate!.text;
+  }
+  fn.extraMetadata = Object.keys(metadata).length ? metadata : undefined;
+}
+
 export const rustAdapter: LanguageAdapter = {
   toolchain: rustToolchain,
   id: 'rust',
@@ -141,10 +178,15 @@ export const rustAdapter: LanguageAdapter = {
   scopeKey: 'module',
   commentTypes: COMMENTS,
   isTestFile: (p) => underDir(p, ['tests', 'benches', 'testdata']),
-  listFunctions(tree: Tree, source: string): FunctionInfo[] {
+  inheritedContext: inheritedGates,
+  listFunctions(tree: Tree, source: string, _fileScope?: string, inherited?: unknown): FunctionInfo[] {
     const out: FunctionInfo[] = [];
-    const inTest = fileIsTestOnly(tree.rootNode);
-    collect(tree.rootNode, source, { modules: [], className: '', classSignature: '', inTest }, out);
+    const crate = isFileGates(inherited) ? inherited : null;
+    // A file declared by `#[cfg(test)] mod tests;` is test code like an inline `#[cfg(test)] mod`.
+    const inTest = fileIsTestOnly(tree.rootNode) || (crate?.gates.some((g) => g.cfg.kind === 'name' && g.cfg.name === 'test') ?? false);
+    const fileGates = [...(crate?.gates ?? []), ...innerGates(tree.rootNode)];
+    collect(tree.rootNode, source, { modules: [], className: '', classSignature: '', inTest, gates: [] }, out);
+    for (const fn of out) applyGates(fn, [...fileGates, ...(itemGates.get(fn) ?? [])], crate?.manifest ?? null);
     return out;
   },
   hasOutput(fn: FunctionInfo): boolean {

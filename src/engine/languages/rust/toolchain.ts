@@ -4,6 +4,7 @@ import { ensureDirInSandbox } from '../../execute/safe-fs';
 import { phase, readInSandbox, sandboxRel, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { children, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
+import { focalConfiguration, insertionOffset, type FocalConfiguration } from './configuration';
 import { parseLcov } from '../../score/coverage/lcov';
 import { parseLibtestOutput } from '../../score/reports/libtest';
 import { prepareWarmTarget } from './warm-target';
@@ -39,6 +40,20 @@ async function unwrapTestModule(code: string): Promise<string> {
 
 /** Every phase's flags: part of the warm target's key, as they change every artifact. */
 const RUSTFLAGS = '-C instrument-coverage -A warnings';
+
+/** Gates we could not evaluate at placement, for the reason of a module that was not built. */
+const unknownGates = new WeakMap<Placement, string>();
+
+/** What placement decided for cargo's command line, checked again: only `--features=<declared names>` and `--no-default-features`. */
+function cargoArgs(placement: Placement): string[] {
+  return (placement.buildArgs ?? []).filter((a) => a === '--no-default-features' || /^--features=[A-Za-z0-9_][A-Za-z0-9_+.-]*(?:,[A-Za-z0-9_][A-Za-z0-9_+.-]*)*$/.test(a));
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
 
 function cargoEnv(ctx: RunContext): Record<string, string> {
   // Offline: dependencies come from the host's cargo caches, read-only (CARGO_HOME from the executor),
@@ -77,9 +92,30 @@ export const rustToolchain: Toolchain = {
   async place(ctx: RunContext): Promise<Placement> {
     const body = await unwrapTestModule(ctx.testCode);
     const module = `\n\n#[cfg(test)]\nmod ${moduleName(ctx)} {\n${body.replace(/^\n+|\s+$/g, '')}\n}\n`;
+    // The pristine copy (no untrusted code has run yet): it equals the task's file_content.
     const original = fs.readFileSync(ctx.sandbox.focalFile, 'utf8');
-    fs.writeFileSync(ctx.sandbox.focalFile, original + module);
-    return { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes: [] };
+    const parsed = await parseWithDeadline('rust', original, 10_000);
+    let at = original.length;
+    let config: FocalConfiguration = { args: [] };
+    if ('tree' in parsed) {
+      try {
+        at = insertionOffset(parsed.tree.rootNode, original.length, ctx.task.function_component.start_line);
+        config = await focalConfiguration(ctx, parsed.tree.rootNode);
+      } finally {
+        parsed.tree.delete();
+      }
+    }
+    fs.writeFileSync(ctx.sandbox.focalFile, original.slice(0, at) + module + original.slice(at));
+    const notes = [
+      ...(at < original.length ? [`the test module went at the end of the inline module holding ${ctx.task.function_name} (line ${lineOf(original, at)})`] : []),
+      ...(config.args.length ? [`cargo builds with ${config.args.join(' ')} (the focal code's cfg gates)`] : []),
+      ...(config.unknownGate ? [`the focal code sits behind ${config.unknownGate}, which cannot be evaluated before the build`] : []),
+    ];
+    const placement: Placement = { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes, buildArgs: config.args };
+    if (at < original.length) placement.insertedAt = at;
+    if (config.environment) placement.environment = config.environment;
+    if (config.unknownGate) unknownGates.set(placement, config.unknownGate);
+    return placement;
   },
 
   // Cargo locks and may touch its target folder while the tests run.
@@ -102,8 +138,8 @@ export const rustToolchain: Toolchain = {
         ),
     }),
 
-  compile: (ctx) =>
-    phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics'], ctx.sandbox.projectRoot, cargoEnv(ctx)),
+  compile: (ctx, placement) =>
+    phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics', ...cargoArgs(placement)], ctx.sandbox.projectRoot, cargoEnv(ctx)),
 
   test(ctx, _placement, compiled) {
     const exes = testExecutables(compiled.output);
@@ -147,5 +183,17 @@ export const rustToolchain: Toolchain = {
   focalHits(ctx) {
     const lcov = readReport(ctx, 'coverage.lcov');
     return lcov !== null ? parseLcov(lcov, ctx.sandbox.focalFile) : null;
+  },
+
+  notBuilt(_ctx, placement, test, report) {
+    // Every binary ran to its end and announced zero tests: our module's tests were in none of them.
+    if (report.ran > 0 || test.timedOut || test.exitCode !== 0) return null;
+    const announced = [...test.output.matchAll(/^running (\d+) tests?$/gm)].map((m) => Number(m[1]));
+    if (!announced.length || announced.some((n) => n > 0)) return null;
+    const gate = unknownGates.get(placement);
+    return (
+      'no test of the test module ran in any test binary: it was not built (it declares no #[test] function, or the code around it is not compiled)' +
+      (gate ? `; the focal code sits behind ${gate}, which could not be evaluated before the build` : '')
+    );
   },
 };
