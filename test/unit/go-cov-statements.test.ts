@@ -137,4 +137,13 @@ describe('Go coverage: statement lines only', function () {
     }
     assert.ok(now.executable.every((l) => older.executable.includes(l)));
   });
+
+  it('stays quick and statement-bound on a forged profile (one block over every line, a million blocks)', async () => {
+    const starts = await goStatementStarts(EDGE);
+    const huge = `mode: count\n${IMPORT}:1.1,9007199254740991.1 1 1\n`;
+    assert.deepEqual([...parseGoCoverProfile(huge, IMPORT, starts).keys()], [9, 10, 12, 15, 16, 18, 21, 25, 28, 29, 31, 34, 35, 37, 39, 41]);
+    assert.ok(parseGoCoverProfile(huge, IMPORT, null).size <= 1_000_001, 'the fallback walks a bounded number of lines');
+    const many = `mode: count\n${`${IMPORT}:9.2,41.8 1 1\n`.repeat(1_000_000)}`;
+    assert.equal(parseGoCoverProfile(many, IMPORT, starts).size, 16);
+  });
 });

@@ -57,18 +57,38 @@ export function parseGoCoverProfile(profile: string, fileImportPath: string, sta
   const hits: LineHits = new Map();
   const blocks = goCoverBlocks(profile, fileImportPath);
   if (!statements) {
-    for (const b of blocks) for (let line = b.fromLine; line <= b.toLine; line++) recordMax(hits, line, b.count);
+    // The profile is the test's to forge: a block "1.1,9007199254740991.1" must not loop for ever.
+    for (const b of blocks) for (let line = b.fromLine; line <= Math.min(b.toLine, b.fromLine + MAX_BLOCK_LINES); line++) recordMax(hits, line, b.count);
     return hits;
   }
   for (const b of blocks) {
     if (b.statements === 0) continue; // an empty body or case: nothing of it starts a statement
-    for (const s of statements) {
-      if (s.line > b.toLine) break; // sorted by position
-      if (blockHolds(b, s)) recordMax(hits, s.line, b.count);
+    // Statements are sorted: start at the first one not before the block, stop past its end.
+    for (let i = firstAtOrAfter(statements, b.fromLine, b.fromColumn); i < statements.length; i++) {
+      const s = statements[i]!;
+      if (!blockHolds(b, s)) break;
+      recordMax(hits, s.line, b.count);
     }
   }
   return hits;
 }
+
+/** More lines than any real Go file has: a bound on what a forged block can make the fallback walk. */
+const MAX_BLOCK_LINES = 1_000_000;
+
+/** Index of the first statement at or after (line, column), by binary search. */
+function firstAtOrAfter(statements: readonly StatementStart[], line: number, column: number): number {
+  let lo = 0;
+  let hi = statements.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const s = statements[mid]!;
+    if (before(s.line, s.column, line, column)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** The `module` path of a go.mod (quoted or not, a trailing comment allowed). */
 export function goModulePath(goModText: string): string | undefined {
   const m = /^\s*module\s+("[^"]+"|`[^`]+`|[^\s/]+(?:\/[^\s/]+)*)/m.exec(goModText.replace(/\/\/.*$/gm, ''));
