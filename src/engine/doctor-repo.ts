@@ -158,7 +158,7 @@ async function checkLanguage(repoDir: string, language: LanguageId, opts: Reposi
     const session = await opts.executor.open({ language, sandboxDir: copy, limits: DEFAULT_LIMITS, image });
     try {
       const r = await session.run(cmd, opts.signal);
-      const build = { command: cmd.argv[cmd.argv.length - 1], exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
+      const build = { command: cmd.argv[0] === 'sh' ? cmd.argv[cmd.argv.length - 1] : cmd.argv.join(' '), exitCode: r.exitCode, timedOut: r.timedOut, output: r.output };
       if (r.exitCode === 0 && !r.timedOut) return { language, build, problems: [] };
       if (language === 'rust' && (rustFetch?.ok === false || isResolutionFailure(r.output))) {
         return { language, build, problems: [unresolvableProblem(r.output, repoDir, rustFetch ?? undefined)] };

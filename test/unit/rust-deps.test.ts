@@ -165,6 +165,15 @@ describe('Rust dependencies under the local executor (real cargo)', function () 
     assert.match(doctor.problems[0].reason, /path dependency/);
   });
 
+  it("a rust-toolchain file naming a toolchain that is not installed: toolchain-missing, with the rustup command", async function () {
+    if (!hasTool('rustup')) skipBecause(this, 'rustup is not installed');
+    made = makeCrate('pinned_toolchain', '', { 'rust-toolchain.toml': '[toolchain]\nchannel = "1.0.0"\n' });
+    const task = await focalTask(made.repo);
+    const ev = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    assert.equal(ev.environment?.cause, 'toolchain-missing', JSON.stringify(ev.score));
+    assert.match(ev.environment!.reason, /rustup toolchain install 1\.0\.0/);
+  });
+
   it('doctor --repo says the crate is fine only when its dependencies resolve and it builds', async function () {
     made = makeCrate('doctor_ok', '[dev-dependencies]\ncfg-if = "1"\n');
     const ok = await checkRepository(made.repo, { executor, languages: ['rust'] });

@@ -121,23 +121,6 @@ export const rustToolchain: Toolchain = {
   // Cargo locks and may touch its target folder while the tests run.
   writableDirs: (ctx) => [path.join(ctx.sandbox.xrt, 'target')],
 
-  // Local executor: the trusted fetch, then the repository's warm target copied in (warm-target.ts).
-  prepareSandbox: (ctx, with_) =>
-    prepareWarmTarget(ctx, with_, {
-      flags: RUSTFLAGS,
-      targetInSandbox: path.join(ctx.sandbox.xrt, 'target'),
-      command: (targetDir) =>
-        phase(
-          'warm-up',
-          ctx,
-          // Its status: do the dependencies resolve offline and does the project build (exit 1)? Then
-          // the tests' build warms the dev-dependencies (exit 2: read by warm-target.ts).
-          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0'],
-          ctx.sandbox.projectRoot,
-          { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
-        ),
-    }),
-
   compile: (ctx, placement) =>
     phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics', ...cargoArgs(placement)], ctx.sandbox.projectRoot, cargoEnv(ctx)),
 
@@ -196,4 +179,22 @@ export const rustToolchain: Toolchain = {
       (gate ? `; the focal code sits behind ${gate}, which could not be evaluated before the build` : '')
     );
   },
+
+  // Before the test exists: locally the trusted fetch, then the repository's warm target copied in;
+  // in a container, a warm-up into the slot's own target (warm-target.ts).
+  prepareSandbox: (ctx, with_) =>
+    prepareWarmTarget(ctx, with_, {
+      flags: RUSTFLAGS,
+      targetInSandbox: path.join(ctx.sandbox.xrt, 'target'),
+      command: (targetDir) =>
+        phase(
+          'warm-up',
+          ctx,
+          // Its status: do the dependencies resolve offline and does the project build (exit 1)? Then
+          // the tests' build warms the dev-dependencies (exit 2: read by warm-target.ts).
+          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0'],
+          ctx.sandbox.projectRoot,
+          { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
+        ),
+    }),
 };

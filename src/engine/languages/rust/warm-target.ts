@@ -162,7 +162,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
       fs.rmSync(dir, { recursive: true, force: true });
       const repo = repositoryHint(ctx);
       if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
-      return { ok: false, problem: doesNotBuild(warm, repo) };
+      return { ok: false, problem: doesNotBuild(warm, repo, ctx) };
     }
     const locks: WarmEntry['locks'] = [];
     for (const [rel, old] of before) {
@@ -194,7 +194,30 @@ function repositoryHint(ctx: RunContext): string {
   return at && path.isAbsolute(at) ? at : ctx.task.file_path.split('/')[0] || 'the repository';
 }
 
-function doesNotBuild(warm: PhaseResult, repo: string): EnvironmentProblem {
+/** The toolchain a rust-toolchain(.toml) file of the copy names (at the package or above), if any. */
+function pinnedToolchain(ctx: RunContext): string | null {
+  for (const lock of lockCandidates(ctx)) {
+    const dir = path.posix.dirname(lock);
+    for (const name of ['rust-toolchain.toml', 'rust-toolchain']) {
+      const text = readSandboxFile(ctx.sandbox.dir, dir === '.' ? name : `${dir}/${name}`, 64 * 1024);
+      if (text === null) continue;
+      return /^\s*channel\s*=\s*"([^"]+)"/m.exec(text)?.[1] ?? (/^[\w.-]+$/.test(text.trim()) ? text.trim() : null);
+    }
+  }
+  return null;
+}
+
+function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): EnvironmentProblem {
+  // rustup, in the sandbox's working folder, honours the repository's rust-toolchain file; it cannot
+  // install what that file names there (no network, its home read-only).
+  const named = /toolchain '([^']+)' is not installed/.exec(warm.output)?.[1];
+  const pinned = named ?? (/(\.rustup\/tmp|rustup could not|is not installed)/.test(warm.output) ? pinnedToolchain(ctx) : null);
+  if (pinned) {
+    return {
+      cause: 'toolchain-missing',
+      reason: `the repository's rust-toolchain file asks for ${pinned}, which is not installed here (the sandbox cannot download it); install it with \`rustup toolchain install ${pinned}\`, then run \`xrepotest doctor --repo ${repo}\``,
+    };
+  }
   const how = warm.timedOut ? 'warm-up timed out' : warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
   const first = warm.output.split('\n').map((l) => l.trim()).find((l) => l.startsWith('error')) ?? '(no error line)';
   return {
@@ -229,7 +252,7 @@ async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: War
   const warm = await with_.run(plan.command(plan.targetInSandbox));
   if (warmed(warm)) return warm;
   const repo = repositoryHint(ctx);
-  return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo);
+  return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx);
 }
 
 /**
