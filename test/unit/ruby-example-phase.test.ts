@@ -305,8 +305,8 @@ end
     });
   }
 
-  it('honest specs (let, subject, described_class, instance_variable_get) do not look like the trick', async () => {
-    const honest = `RSpec.describe Counter do\n  let(:binding_name) { 'x' }\n  subject { described_class.new }\n  it 'reads state' do\n    expect(subject.instance_variable_get(:@count)).to be_nil\n    expect(RSpec::Core::ExampleGroup).to be_a(Class)\n    expect("binding").to eq('binding')\n  end\nend\n`;
+  it('honest specs (let, subject, instance_variable_get, ERB with the test\'s own binding, GC) do not look like the trick', async () => {
+    const honest = `RSpec.describe Counter do\n  let(:binding_name) { 'x' }\n  subject { described_class.new }\n  it 'reads state' do\n    expect(subject.instance_variable_get(:@count)).to be_nil\n    expect(RSpec::Core::ExampleGroup).to be_a(Class)\n    expect("binding").to eq('binding')\n    expect(ERB.new('<%= 1 + 1 %>').result(binding)).to eq('2')\n    ObjectSpace.garbage_collect\n  end\nend\n`;
     const views = await codeViews('ruby', honest);
     const sign = tamperingRulesFor('ruby').signs.find((s) => s.id === 'ruby-coverage-windows')!;
     assert.equal(sign.regex.test(views.code), false);
