@@ -103,7 +103,7 @@ function buildCommand(language: LanguageId, root: string, timeoutMs: number): Ph
     case 'php':
       return { ...base, argv: ['sh', '-c', `${sources('php')} | xargs -0 -r -n1 php -d display_errors=stderr -l >/dev/null`], env };
     case 'ruby':
-      // The files parse, then the warm-up of a run: `bundle check` where there is a Gemfile.lock, and
+      // The files parse, then the warm-up of a run: `bundle check` where there is a Gemfile, and
       // the spec helper probed (languages/ruby/bundle.ts). Nothing ran in the copy yet: plain writes.
       fs.mkdirSync(scratch, { recursive: true });
       fs.writeFileSync(path.join(scratch, RUBY_PROBE_SPEC), rubyProbeSpec(fs.existsSync(path.join(root, 'spec', 'spec_helper.rb'))));

@@ -3,10 +3,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DockerExecutor } from '../../src/engine/execute/docker';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { TaskRecord } from '../../src/engine/tasks/record';
+import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { REPO_ROOT } from '../helpers/paths';
 import { realRepository, type RealRepoSource } from '../helpers/real-repo';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -188,6 +190,16 @@ function why(e: Evaluation): string {
   return `\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-2000)}`).join('\n')}`;
 }
 
+async function tasksOf(repo: RepoCase, dir: string): Promise<TaskRecord[]> {
+  const { tasks } = await extractRepository(dir, {
+    languages: ['ruby'],
+    // Every method: the release's filters keep only long ones, and the cases need short ones too.
+    filters: { minLines: 1, requireOutput: false },
+    repository: { name: repo.name, url: dir, commit: null, path: dir },
+  });
+  return tasks;
+}
+
 async function repositoryDir(ctx: Mocha.Context, repo: RepoCase): Promise<string> {
   if (repo.source.kind === 'local-checkout') {
     const dir = process.env[repo.source.env];
@@ -215,12 +227,7 @@ describe('fidelity: Ruby on real gems, against Ruby\'s own Coverage', function (
     it(`${repo.name} ${repo.version}: ${repo.specs.length} specs, verdicts and covered/executable lines as native`, async function () {
       if (!hasTool('ruby') || !hasTool('rspec')) skipBecause(this, 'ruby or rspec is not installed here (Debian: ruby, ruby-rspec)');
       const dir = await repositoryDir(this, repo);
-      const { tasks } = await extractRepository(dir, {
-        languages: ['ruby'],
-        // Every method: the release's filters keep only long ones, and the cases need short ones too.
-        filters: { minLines: 1, requireOutput: false },
-        repository: { name: repo.name, url: dir, commit: null, path: dir },
-      });
+      const tasks = await tasksOf(repo, dir);
       const missing = specHelperMissing(dir);
       const table: string[] = [];
       for (const c of repo.specs) {
@@ -247,6 +254,49 @@ describe('fidelity: Ruby on real gems, against Ruby\'s own Coverage', function (
         assert.equal(`${e.score.coverage.covered.length}/${e.score.coverage.executable.length}`, c.lines, `expected covered/executable: ${c.spec}`);
         assert.equal(`${n.formerCovered.length}/${n.formerExecutable.length}`, c.formerCov, `Cov under the former definition: ${c.spec}`);
         table.push(`${c.spec}: compiled ${e.score.compiled}, passed ${e.score.passed}, ${e.score.failure?.category ?? 'pass'}, Cov ${c.lines} (former ${c.formerCov})`);
+      }
+      process.stdout.write(table.map((l) => `      ${l}\n`).join(''));
+    });
+  }
+});
+
+describe('fidelity: Ruby on real gems, the docker executor as the local one', function () {
+  this.timeout(900_000);
+  let docker: DockerExecutor;
+  let image: string;
+
+  before(async function () {
+    scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-rbfid-docker-')));
+    const engine = await engineForTests(this);
+    image = await languageImageForTests(this, 'ruby');
+    docker = await DockerExecutor.create({ engine });
+  });
+  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+
+  for (const repo of CASES.repositories) {
+    it(`${repo.name} ${repo.version}: the expected verdicts and lines in the language image, or the gem it lacks named`, async function () {
+      const dir = await repositoryDir(this, repo);
+      const tasks = await tasksOf(repo, dir);
+      const helper = fs.readFileSync(path.join(dir, 'spec', 'spec_helper.rb'), 'utf8');
+      const table: string[] = [];
+      for (const c of repo.specs) {
+        const task = tasks.find((t) => t.file_path === `${repo.name}/${c.file}` && t.function_name === c.function)!;
+        const code = fs.readFileSync(path.join(DATA, 'ruby', c.spec), 'utf8');
+        const e = await evaluateTest(task, 'ruby', code, { executor: docker, repoDir: dir, image });
+        const at = `${c.spec}${why(e)}`;
+        if (e.environment) {
+          // The language image has no bundle of this repository (no registry here): only a gem the spec helper requires may be missing.
+          assert.equal(e.environment.cause, 'dependencies-unresolvable', at);
+          const gem = /cannot load (\S+)\)/.exec(e.environment.reason)?.[1] ?? '';
+          assert.ok(gem && helper.includes(`require '${gem}'`), `the missing ${gem} is one the spec helper requires: ${e.environment.reason}`);
+          table.push(`${c.spec}: environment (${gem}, not in the image)`);
+          continue;
+        }
+        assert.equal(e.score.compiled, c.compiled, `compiled: ${at}`);
+        assert.equal(e.score.passed, c.passed, `passed: ${at}`);
+        assert.equal(e.score.failure?.category ?? null, c.category, `category: ${at}`);
+        assert.equal(`${e.score.coverage.covered.length}/${e.score.coverage.executable.length}`, c.lines, `covered/executable: ${at}`);
+        table.push(`${c.spec}: ${e.score.failure?.category ?? 'pass'}, Cov ${c.lines}`);
       }
       process.stdout.write(table.map((l) => `      ${l}\n`).join(''));
     });

@@ -186,7 +186,7 @@ describe('ruby: bundle exec and the environment verdict', function () {
     }
   });
 
-  it('a Gemfile.lock whose gems are installed: rspec runs through bundle exec, with the same coverage', async function () {
+  it('a Gemfile (with or without its lock) whose gems are installed: rspec runs through bundle exec, with the same coverage', async function () {
     needRuby(this);
     const dir = project({ 'Gemfile': "source 'https://rubygems.org'\ngem 'rspec-core'\ngem 'rspec-expectations'\n" });
     try {
@@ -198,6 +198,12 @@ describe('ruby: bundle exec and the environment verdict', function () {
       assert.deepEqual(runner(e).slice(0, 5), ['ruby', '-e', 'load Gem.bin_path("bundler", "bundle")', 'exec', 'rspec']);
       assert.ok(e.placement?.notes.some((n) => /bundle exec/.test(n)));
       assert.deepEqual(e.score.coverage.covered, [13, 14]);
+      // A Gemfile alone whose gems are installed (what an environment image's `bundle install` leaves): bundle exec too.
+      fs.rmSync(path.join(dir, 'Gemfile.lock'));
+      const unlocked = await evaluate(dir, 'twice', SPEC);
+      assert.equal(unlocked.score.passed, true, 'passed' + why(unlocked));
+      assert.equal(runner(unlocked)[3], 'exec');
+      assert.equal(fs.existsSync(path.join(dir, 'Gemfile.lock')), false, 'the lock bundle check wrote stayed in the copy');
     } finally {
       fs.rmSync(path.dirname(dir), { recursive: true, force: true });
     }
@@ -305,8 +311,8 @@ end
     });
   }
 
-  it('honest specs (let, subject, described_class, instance_variable_get) do not look like the trick', async () => {
-    const honest = `RSpec.describe Counter do\n  let(:binding_name) { 'x' }\n  subject { described_class.new }\n  it 'reads state' do\n    expect(subject.instance_variable_get(:@count)).to be_nil\n    expect(RSpec::Core::ExampleGroup).to be_a(Class)\n    expect("binding").to eq('binding')\n  end\nend\n`;
+  it('honest specs (let, subject, instance_variable_get, ERB with the test\'s own binding, GC) do not look like the trick', async () => {
+    const honest = `RSpec.describe Counter do\n  let(:binding_name) { 'x' }\n  subject { described_class.new }\n  it 'reads state' do\n    expect(subject.instance_variable_get(:@count)).to be_nil\n    expect(RSpec::Core::ExampleGroup).to be_a(Class)\n    expect("binding").to eq('binding')\n    expect(ERB.new('<%= 1 + 1 %>').result(binding)).to eq('2')\n    ObjectSpace.garbage_collect\n  end\nend\n`;
     const views = await codeViews('ruby', honest);
     const sign = tamperingRulesFor('ruby').signs.find((s) => s.id === 'ruby-coverage-windows')!;
     assert.equal(sign.regex.test(views.code), false);
@@ -360,7 +366,7 @@ describe('ruby: doctor --repo checks the bundle as a run does', function () {
     try {
       const ok = await checkRepository(plain, { executor, languages: ['ruby'] });
       assert.deepEqual(ok.problems, [], formatRepositoryCheck(ok));
-      assert.match(ok.languages[0].notes?.join('\n') ?? '', /Gemfile\.lock: no; specs run with the plain `rspec`/);
+      assert.match(ok.languages[0].notes?.join('\n') ?? '', /Gemfile\.lock: no; .*specs run with the plain `rspec`/);
       const bad = await checkRepository(locked, { executor, languages: ['ruby'] });
       assert.deepEqual(bad.problems.map((p) => p.cause), ['dependencies-unresolvable'], formatRepositoryCheck(bad));
       assert.match(bad.problems[0].reason, /bundle is not installed here.*xrt-missing/);

@@ -14,11 +14,13 @@ import type { EnvironmentProblem } from '../../score/types';
  * no generated test can shape; the engine treats the sandbox as touched from then on (placement
  * writes through safe-fs) and reads the answer through safe-fs.
  *
- * The warm-up: with a Gemfile.lock, `bundle check` (bundler from the Ruby's own gem, `bundle` may be
- * missing from PATH); installed -> the spec helper is probed through `bundle exec rspec` and the runs
- * use it. Otherwise (no lock, or the bundle is not installed) the spec helper is probed with the
- * plain `rspec`: when it loads, the tests can run without the bundle, and do; when it cannot load a
- * gem, the slot is an environment verdict (`dependencies-unresolvable`) naming the gem and the fix.
+ * The warm-up: with a Gemfile, `bundle check` (bundler from the Ruby's own gem, `bundle` may be
+ * missing from PATH); installed -> the spec helper is probed through `bundle exec rspec` and, when it
+ * loads, the runs use it. Otherwise (no Gemfile, a bundle that is not installed, or one without RSpec)
+ * the spec helper is probed with the plain `rspec`: when it loads, the tests can run without the
+ * bundle, and do; when it cannot load a gem, the slot is an environment verdict
+ * (`dependencies-unresolvable`) naming the gem and the fix, saying so when a Gemfile.lock's bundle
+ * is not installed.
  */
 
 /** Our files in S/.xrt: the probe spec and the warm-up's answer. */
@@ -31,6 +33,7 @@ export const BUNDLE = ['ruby', '-e', 'load Gem.bin_path("bundler", "bundle")'];
 const PROBE_MISSING = 'XRT_PROBE_MISSING';
 const BUNDLE_MISSING = 'XRT_BUNDLE_NOT_INSTALLED';
 const PROBE_FAILED = 'XRT_PROBE_FAILED';
+const BUNDLE_PROBE_FAILED = 'XRT_BUNDLE_PROBE_FAILED';
 
 /** The probe: loads the spec helper as a test's placement would, and names a gem it cannot load. */
 export function probeSpec(hasSpecHelper: boolean): string {
@@ -51,12 +54,18 @@ export function warmUpScript(xrt: string): string {
   const bundle = BUNDLE.map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
   return [
     `rm -f '${answer}'`,
-    'if [ -f Gemfile.lock ]; then',
+    'locked=no; [ -f Gemfile.lock ] && locked=yes',
+    'if [ -f Gemfile ]; then',
+    // Without a lock too: an environment image installs the bundle of a Gemfile alone (BUNDLE_PATH),
+    // which only `bundle exec` sees. `bundle check` then writes the lock into the copy.
     `  if out=$(${bundle} check 2>&1); then`,
-    `    ${bundle} exec rspec '${probe}' || { echo ${PROBE_FAILED}; exit 1; }`,
-    `    echo bundle > '${answer}'; echo 'XRT_RUNNER bundle'; exit 0`,
+    `    if ${bundle} exec rspec '${probe}'; then echo bundle > '${answer}'; echo 'XRT_RUNNER bundle'; exit 0; fi`,
+    // A bundle without RSpec (or whose spec helper fails under it): the plain runner may still do.
+    `    echo ${BUNDLE_PROBE_FAILED}`,
+    '    [ "$locked" = yes ] || rm -f Gemfile.lock',
+    '  elif [ "$locked" = yes ]; then',
+    `    echo "${BUNDLE_MISSING} $(printf '%s' "$out" | grep -v '^Resolving' | head -n 3 | tr '\\n' ' ')"`,
     '  fi',
-    `  echo "${BUNDLE_MISSING} $(printf '%s' "$out" | grep -v '^Resolving' | head -n 3 | tr '\\n' ' ')"`,
     'fi',
     `rspec '${probe}' || { echo ${PROBE_FAILED}; exit 1; }`,
     `echo plain > '${answer}'; echo 'XRT_RUNNER plain'`,
@@ -102,7 +111,7 @@ export function rubyRepositoryFacts(
   repoDir: string,
 ): void {
   if (!check.build) return;
-  check.build.command = 'ruby -c on every file; bundle check (with a Gemfile.lock); rspec loads the spec helper';
+  check.build.command = 'ruby -c on every file; bundle check (with a Gemfile); rspec loads the spec helper';
   const { exitCode, timedOut, output } = check.build;
   const problem = warmUpProblem({ phase: 'warm-up', argv: [], exitCode, signal: null, timedOut, outputTruncated: false, output, durationMs: 0 }, repoDir);
   if (problem) check.problems.splice(0, check.problems.length, problem);
@@ -110,8 +119,8 @@ export function rubyRepositoryFacts(
   const locked = fs.existsSync(path.join(repoDir, 'Gemfile.lock'));
   const runner = /^XRT_RUNNER (\w+)/m.exec(output)?.[1];
   let note: string;
-  if (runner === 'bundle') note = 'Gemfile.lock: yes; bundle installed: yes; specs run through `bundle exec rspec`';
+  if (runner === 'bundle') note = `Gemfile.lock: ${locked ? 'yes' : 'no'}; bundle installed: yes (\`bundle check\` passes); specs run through \`bundle exec rspec\``;
   else if (locked) note = 'Gemfile.lock: yes; bundle installed: no (`bundle check` fails); the spec helper loads without it, so specs run with the plain `rspec`';
-  else note = 'Gemfile.lock: no; specs run with the plain `rspec` and the gems installed here';
+  else note = 'Gemfile.lock: no; the Gemfile\'s bundle is not installed (or has no RSpec); specs run with the plain `rspec` and the gems installed here';
   check.notes = [...(check.notes ?? []), note];
 }

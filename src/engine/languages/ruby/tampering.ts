@@ -46,7 +46,8 @@ export const rubyTamperingRules: LanguageTamperingRules = {
       // a block's binding (the wrapped example block, TracePoint, ObjectSpace) or unwrap the patched
       // funnels, and count lines no example ran.
       id: 'ruby-coverage-windows',
-      regex: /\b(local_variable_(get|set|defined\?)|local_variables)\b|(?<![\w@$])binding\b|\bTracePoint\b|\bObjectSpace\b|@example_block\b|RSpec::Core::(Hooks\b|Example\b(?!Group))|\bHookCollections\b/,
+      // Not a bare `binding` (the test's own, as ERB#result(binding) takes it): another block's, `.binding`.
+      regex: /\b(local_variable_(get|set|defined\?)|local_variables)\b|\.\s*binding\b|\bTracePoint\b|\bObjectSpace\s*\.\s*each_object\b|@example_block\b|RSpec::Core::(Hooks\b|Example\b(?!Group))|\bHookCollections\b/,
       says: 'the test reaches into how coverage is counted (a block\'s binding, TracePoint, ObjectSpace, or RSpec\'s example and hook internals)',
     },
     {
