@@ -36,7 +36,7 @@ export interface RustFeatureNeeds {
 }
 
 /** Rust hunk: extracts the repository's tasks (parsing only, nothing runs) and counts the features they need. */
-async function rustFeatureNeeds(repoDir: string): Promise<RustFeatureNeeds> {
+export async function rustFeatureNeeds(repoDir: string): Promise<RustFeatureNeeds> {
   const { tasks, summary } = await extractRepository(repoDir, { languages: ['rust'] });
   const bySet: Record<string, number> = {};
   for (const t of tasks) {
@@ -47,7 +47,7 @@ async function rustFeatureNeeds(repoDir: string): Promise<RustFeatureNeeds> {
   return { tasks: tasks.length, bySet, cfgExcluded: summary.dropped['cfg-excluded'] };
 }
 
-function formatRustFeatureNeeds(n: RustFeatureNeeds): string[] {
+export function formatRustFeatureNeeds(n: RustFeatureNeeds): string[] {
   const sets = Object.entries(n.bySet).sort((a, b) => b[1] - a[1]);
   return [
     `         ${n.tasks} task(s); features: ${sets.map(([k, c]) => `${k.trim() ? k.trim() : 'defaults only'} (${c})`).join(', ') || 'none'}` +

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
+import { formatRustFeatureNeeds, rustFeatureNeeds } from '../../src/engine/doctor-repo';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { chooseFeatures, evaluateCfg, gateOfAttribute, parseCfg, type CfgEnvironment, type Gate } from '../../src/engine/languages/rust/cfg';
 import { closeFeatures, parseCargoFeatures } from '../../src/engine/languages/rust/manifest';
@@ -94,6 +95,16 @@ describe('Rust cfg gates and features', function () {
       // The record stays the release's shape: the features are one more metadata key, as JSON.
       const line = JSON.parse(JSON.stringify(by.get('boost')));
       assert.deepEqual(line.metadata, { module: '', class_name: '', class_signature: '', cargo_features: ['extra'] });
+    });
+
+    it('doctor --repo lists the features the tasks need and the functions dropped as cfg-excluded', async () => {
+      const needs = await rustFeatureNeeds(dir);
+      // The release's filters (20 lines): none of the small gated functions is a task.
+      assert.deepEqual(needs, { tasks: 0, bySet: {}, cfgExcluded: 4 });
+      const text = formatRustFeatureNeeds(needs).join('\n');
+      assert.match(text, /0 task\(s\); features: none; 4 function\(s\) only another target or Miri compiles \(dropped: cfg-excluded\)/);
+      const some = formatRustFeatureNeeds({ tasks: 3, bySet: { extra: 2, ' --no-default-features': 1 }, cfgExcluded: 0 }).join('\n');
+      assert.match(some, /3 task\(s\); features: extra \(2\), --no-default-features \(1\)$/);
     });
   });
 

@@ -65,6 +65,8 @@ describe('Rust placement: the test module goes at the end of the innermost modul
     assert.ok(e.score.coverage.executable.length > 0);
     assert.deepEqual(e.score.coverage.covered, e.score.coverage.executable);
     assert.equal(e.score.failure, null);
+    // Called unqualified from the module it sits in: a strict invocation of the focal function.
+    assert.deepEqual(e.score.invocation, { invoked: true, strict: true });
   });
 
   it('mutation testing applies mutants to the focal lines with the module kept inside the inline module', async function () {

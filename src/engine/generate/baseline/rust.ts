@@ -4,8 +4,9 @@ import type { TaskRecord } from '../../tasks/record';
 import { enclosing, enclosingAll, indent, LITERAL, snakeCase, withFocalSite } from './common';
 
 /*
- * Rust baseline: a `#[cfg(test)] mod tests { use super::*; … }` (the runner appends it to the focal
- * file, so private items of the focal module are in reach) calling the focal function once. Values
+ * Rust baseline: a `#[cfg(test)] mod tests { use super::*; … }` (the runner puts it at the end of the
+ * innermost inline module holding the focal item, else of the focal file, so private items of the
+ * focal module are in reach) calling the focal function once. Values
  * come from the parameter types; a type declared in the focal file is built by `T::default()` when it
  * derives Default, else by its `new`, else by a struct literal (the test module is a child of the focal
  * module, so private fields are visible), else by its first enum variant. `Default::default()` is the
@@ -87,7 +88,8 @@ class RustBuilder {
   private readonly declared = new Map<string, Declared>();
   private receiverCode: string | null = null;
 
-  constructor(root: Node) {
+  /** `testModules`: the inline modules the test module is placed in (the focal item's, outermost first). */
+  constructor(root: Node, private readonly testModules: string[] = []) {
     for (const item of root.descendantsOfType(['struct_item', 'enum_item'])) {
       if (!item || enclosing(item, new Set(['function_item']))) continue;
       const name = field(item, 'name')?.text;
@@ -115,10 +117,20 @@ class RustBuilder {
     this.receiverCode = code;
   }
 
-  /** `units::Unit` from the test module at the file root, for a type declared in an inline module. */
+  /**
+   * A type declared in the focal file, as the test module spells it: bare when the test's
+   * `use super::*;` reaches it (declared in the module the test sits in), else from the file's root
+   * through `super::` (`units::Unit` from a test at the root, `super::super::Unit` from one in `units`).
+   */
   qualified(name: string): string {
     const decl = this.declared.get(name);
-    return decl && decl.modules.length ? `${decl.modules.join('::')}::${name}` : name;
+    if (!decl || sameModules(decl.modules, this.testModules)) return name;
+    return [...Array<string>(this.testModules.length + 1).fill('super').slice(this.testModules.length ? 0 : 1), ...decl.modules, name].join('::');
+  }
+
+  /** Private fields and functions of a type are visible from the test when it sits inside the type's module. */
+  private seesPrivate(decl: Declared): boolean {
+    return decl.modules.every((m, i) => this.testModules[i] === m);
   }
 
   /** A value of a type declared in the focal file, or null when none can be built. */
@@ -128,7 +140,7 @@ class RustBuilder {
     const path = this.qualified(name);
     if (decl.defaultable) return expr(`${path}::default()`);
     const subst = new Map(decl.typeParams.map((p, i) => [p, typeArgs[i] ?? 'i32']));
-    const visibleFields = decl.modules.length === 0; // a child of an inline module's parent sees only its pub fields
+    const visibleFields = this.seesPrivate(decl); // from outside the type's module only its pub fields are visible
     if (decl.constructor) {
       const args = this.arguments(field(decl.constructor, 'parameters'), subst, depth + 1);
       if (args && (visibleFields || named(decl.constructor).some((c) => c.type === 'visibility_modifier'))) return expr(`${path}::new(${args.join(', ')})`);
@@ -291,6 +303,10 @@ class RustBuilder {
   }
 }
 
+function sameModules(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((m, i) => m === b[i]);
+}
+
 /** `Interval<T>` / `units::Unit` / `Polygon` -> the type's own name. */
 function baseTypeName(type: Node | null): string | null {
   if (!type) return null;
@@ -301,7 +317,7 @@ function baseTypeName(type: Node | null): string | null {
 
 export async function rustBaselineTest(task: TaskRecord): Promise<string> {
   return withFocalSite(task, 'rust', ['function_item'], (fn) => field(fn, 'name')?.text ?? null, ({ root, fn }) => {
-    const b = new RustBuilder(root);
+    const b = new RustBuilder(root, modulePath(fn));
     const name = field(fn, 'name')?.text ?? task.function_name;
     const impl = enclosing(fn, new Set(['impl_item', 'trait_item']));
     const subst = new Map<string, string>();
@@ -312,7 +328,6 @@ export async function rustBaselineTest(task: TaskRecord): Promise<string> {
 
     const params = field(fn, 'parameters');
     const selfParam = params ? named(params).find((p) => p.type === 'self_parameter') : undefined;
-    const modules = modulePath(fn);
     const body: string[] = [];
     let ignore: string | null = null;
     let callee: string;
@@ -321,7 +336,7 @@ export async function rustBaselineTest(task: TaskRecord): Promise<string> {
       const typeName = baseTypeName(typeNode) ?? task.metadata.class_name;
       const typeArgs = typeNode?.type === 'generic_type' ? named(field(typeNode, 'type_arguments') ?? typeNode).map((a) => subst.get(a.text) ?? a.text) : [];
       const receiver = b.build(typeName, typeArgs, 1);
-      const path = b.qualified(typeName) || [...modules, typeName].join('::');
+      const path = b.qualified(typeName) || typeName;
       if (impl.type === 'impl_item' && field(impl, 'trait')) {
         const trait = field(impl, 'trait')!.text.replace(/<.*$/s, '');
         if (/^(crate|std|core|alloc)::/.test(trait)) body.push(`#[allow(unused_imports)]\nuse ${trait};`);
@@ -340,7 +355,8 @@ export async function rustBaselineTest(task: TaskRecord): Promise<string> {
         callee = `${path}::${name}`;
       }
     } else {
-      callee = [...modules, name].join('::');
+      // The test module sits in the focal function's own module: its `use super::*;` reaches it.
+      callee = name;
     }
     if (ownParams.size && !params?.descendantsOfType('abstract_type').length) callee += `::<${[...ownParams.values()].join(', ')}>`;
     const args = b.arguments(params, subst, 1);

@@ -10,10 +10,10 @@ import type { InvocationResult } from '../../score/types';
  *   a struct literal, a type annotation; inside macros too). Every type may have an `m`; without
  *   type inference, naming the type is the evidence a syntax tree offers. `Trait::m(&x)` names the
  *   trait, not the type, so it is not strict.
- * - A free function counts unqualified when the test reaches the focal module's items unqualified
- *   (the test is appended to the focal file, so `use super::*;` does; for an inline `mod`, a `use`
- *   that names it), or qualified by a path ending in the focal module (`units::f`, `crate::triangle::f`,
- *   or `super::f` from the appended test module).
+ * - A free function counts unqualified (the test module is placed in the focal function's own
+ *   module, the innermost inline `mod` or the file's, so `use super::*;` reaches it; a `use` naming
+ *   the module does too), or qualified by a path ending in the focal module (`units::f`,
+ *   `crate::triangle::f`) or by `super::f` from the placed test module.
  *
  * Macro arguments (`assert_eq!(f(x), 1)`) are token trees, not expressions: calls there are found by
  * scanning tokens for a name followed by a parenthesised token tree.
@@ -156,21 +156,15 @@ function namesType(root: Node, className: string): boolean {
   return root.descendantsOfType(['type_identifier', 'identifier']).some((n) => n?.text === className);
 }
 
-/** Whether a `use` in the test names the focal inline module (`use super::units::*;`). */
-function importsModule(root: Node, moduleName: string): boolean {
-  const segment = new RegExp(`(^|::|\\{|\\s)${moduleName.replace(/[^\w]/g, '')}(::|;|\\}|,|\\s|$)`);
-  return root.descendantsOfType('use_declaration').some((u) => u !== null && segment.test(u.text));
-}
-
-function freeCallIsStrict(call: Call, target: InvocationTarget, root: Node): boolean {
+function freeCallIsStrict(call: Call, target: InvocationTarget): boolean {
   const scopeSegments = target.scope ? target.scope.split('::') : [];
   const focalModule = scopeSegments[scopeSegments.length - 1] ?? target.fileModule ?? '';
   if (call.method) return false;
-  if (call.qualifier.length === 0) return scopeSegments.length === 0 || importsModule(root, focalModule);
+  // The test module sits in the focal function's module (toolchain.ts): unqualified names and `super` are that module.
+  if (call.qualifier.length === 0) return true;
   const last = call.qualifier[call.qualifier.length - 1];
   if (focalModule && last === focalModule) return true;
-  // The test module is appended to the focal file: `super` is the focal file's module.
-  if (scopeSegments.length === 0 && last === 'super') return true;
+  if (call.qualifier.length === 1 && last === 'super') return true;
   // At the crate root (lib.rs/main.rs), `crate::f` is the focal module.
   return scopeSegments.length === 0 && !focalModule && (last === 'crate' || last === 'self');
 }
@@ -184,7 +178,7 @@ export function findInvocation(tree: Tree, _source: string, target: InvocationTa
     const typeNamed = namesType(root, target.className);
     strict = calls.some((c) => (c.method ? typeNamed : c.qualifierType === target.className));
   } else {
-    strict = calls.some((c) => freeCallIsStrict(c, target, root));
+    strict = calls.some((c) => freeCallIsStrict(c, target));
   }
   return { invoked: true, strict };
 }
