@@ -2,10 +2,13 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DockerExecutor } from '../../src/engine/execute/docker';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
+import { localPhpunitRunners } from '../../src/engine/languages/php/runners';
 import type { TaskRecord } from '../../src/engine/tasks/record';
+import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { REPO_ROOT } from '../helpers/paths';
 import { PINNED, realRepository, removeRealRepository, type RealRepo } from '../helpers/real-repo';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -26,7 +29,17 @@ interface Expectation {
   function: string;
   class: string;
   testClass: string;
-  expect: { compiled: boolean; passed: boolean; category: string | null; covered: number; executable: number };
+  expect: Verdict;
+  /** Where PHPUnit 11.5 (the docker image's) judges the test otherwise than the host's 9.6. */
+  expectDocker?: Verdict;
+}
+
+interface Verdict {
+  compiled: boolean;
+  passed: boolean;
+  category: string | null;
+  covered: number;
+  executable: number;
 }
 
 interface FidelityData {
@@ -340,7 +353,20 @@ interface Native {
 }
 
 /** The test run natively in a fresh copy: php -l, then phpunit with pcov and a Clover report, read here. */
-function runNatively(dir: string, repo: (typeof REPOS)[keyof typeof REPOS], c: Expectation, code: string, range: [number, number]): Native {
+/** A PHPUnit to run natively: the host's `phpunit` (9.6), or a project-local one (11.5) for the docker comparison. */
+interface NativeRunner {
+  bin: string;
+  major: number;
+}
+
+function hostPhpunit(): NativeRunner {
+  const bin = spawnSync('sh', ['-c', 'command -v phpunit'], { encoding: 'utf8' }).stdout.trim();
+  const major = Number(/PHPUnit (\d+)/.exec(spawnSync(bin, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? 9);
+  return { bin, major };
+}
+
+/** The test run natively in a fresh copy: php -l, then phpunit with pcov and a Clover report, read here. */
+function runNatively(dir: string, repo: (typeof REPOS)[keyof typeof REPOS], c: Expectation, code: string, range: [number, number], runner: NativeRunner): Native {
   const testFile = path.join(dir, 'tests', `${c.testClass}.php`);
   fs.mkdirSync(path.dirname(testFile), { recursive: true });
   // The model's own `require … vendor/autoload.php` would load Composer's; the bootstrap stands for it.
@@ -352,10 +378,13 @@ function runNatively(dir: string, repo: (typeof REPOS)[keyof typeof REPOS], c: E
   const focal = path.join(dir, c.file);
   const clover = path.join(dir, 'native-clover.xml');
   const junit = path.join(dir, 'native-junit.xml');
+  // PHPUnit 10+ takes only folders as --coverage-filter: a configuration's <source> names the file.
+  const config = path.join(dir, 'native-phpunit.xml');
+  fs.writeFileSync(config, `<?xml version="1.0"?>\n<phpunit bootstrap="${boot}" cacheResult="false"><source><include><file>${focal}</file></include></source></phpunit>\n`);
+  const setup = runner.major >= 10 ? ['--configuration', config] : ['--no-configuration', '--bootstrap', boot, '--coverage-filter', focal, '--do-not-cache-result'];
   const r = spawnSync(
     'php',
-    ['-d', 'pcov.enabled=1', '-d', `pcov.directory=${dir}`, '-d', 'memory_limit=1G', spawnSync('sh', ['-c', 'command -v phpunit'], { encoding: 'utf8' }).stdout.trim(),
-      '--no-configuration', '--bootstrap', boot, '--coverage-filter', focal, '--do-not-cache-result', '--log-junit', junit, '--coverage-clover', clover, testFile],
+    ['-d', 'pcov.enabled=1', '-d', `pcov.directory=${dir}`, '-d', 'memory_limit=1G', runner.bin, ...setup, '--log-junit', junit, '--coverage-clover', clover, testFile],
     { encoding: 'utf8', cwd: dir },
   );
   const report = fs.existsSync(junit) ? fs.readFileSync(junit, 'utf8') : '';
@@ -437,7 +466,7 @@ describe('PHP fidelity on real libraries: engine vs native phpunit --coverage-cl
       const nativeDir = await fresh();
       let native: Native;
       try {
-        native = runNatively(nativeDir, REPOS[c.repo], c, code, [task.function_component.start_line, task.function_component.end_line]);
+        native = runNatively(nativeDir, REPOS[c.repo], c, code, [task.function_component.start_line, task.function_component.end_line], hostPhpunit());
       } finally {
         fs.rmSync(nativeDir, { recursive: true, force: true });
       }
@@ -452,6 +481,63 @@ describe('PHP fidelity on real libraries: engine vs native phpunit --coverage-cl
         { compiled: e.score.compiled, passed: e.score.passed, category: e.score.failure?.category ?? null, covered: e.score.coverage.covered.length, executable: e.score.coverage.executable.length },
         c.expect,
         why(e),
+      );
+    });
+  }
+});
+
+/**
+ * The same cases in the docker executor's PHP image (Debian trixie: PHP 8.4, PHPUnit 11.5) against a
+ * native run with the same PHPUnit 11.5 on the host (the project-local one of scripts/setup-phpunit.sh).
+ * Only phar-io/version: it declares no PHPUnit constraint, so the image's runner is within it; the
+ * docker executor does not check constraints (docs/execution.md).
+ */
+describe('PHP fidelity in the docker executor (PHPUnit 11.5 image) vs native PHPUnit 11.5', function () {
+  this.timeout(1_800_000);
+  let docker: DockerExecutor;
+  let image: string;
+  let eleven: NativeRunner;
+  const fetched: RealRepo[] = [];
+
+  before(async function () {
+    if (!hasTool('php')) skipBecause(this, 'php is needed for the native side');
+    const local = localPhpunitRunners().find((r) => r.major === 11);
+    if (!local) skipBecause(this, 'no project-local PHPUnit 11 for the native side (bash scripts/setup-phpunit.sh)');
+    eleven = { bin: local.bin, major: 11 };
+    const engine = await engineForTests(this);
+    image = await languageImageForTests(this, 'php');
+    docker = await DockerExecutor.create({ engine });
+  });
+  after(() => fetched.forEach(removeRealRepository));
+
+  for (const c of DATA.cases.filter((x) => x.repo === 'phar-io/version')) {
+    it(`${c.repo}: ${c.id} in a container`, async function () {
+      const got = await realRepository(REPOS[c.repo].pin);
+      fetched.push(got);
+      if ('unavailable' in got) skipBecause(this, got.unavailable);
+      const { tasks } = await extractRepository(got.dir, { repository: { name: c.repo.replace('/', '-'), url: got.dir, commit: null, path: got.dir }, filters: { minLines: 1, maxLines: 1000 } });
+      const task = tasks.find((t) => t.function_name === c.function && t.metadata.class_name === c.class && t.file_path.endsWith(c.file));
+      assert.ok(task);
+      const code = TESTS[c.id];
+      const e = await evaluateTest(task, 'php', code, { executor: docker, repoDir: got.dir, image });
+      assert.equal(e.environment, undefined, e.error);
+      const nativeCopy = await realRepository(REPOS[c.repo].pin);
+      if ('unavailable' in nativeCopy) skipBecause(this, nativeCopy.unavailable);
+      let native: Native;
+      try {
+        native = runNatively(nativeCopy.dir, REPOS[c.repo], c, code, [task.function_component.start_line, task.function_component.end_line], eleven);
+      } finally {
+        removeRealRepository(nativeCopy);
+      }
+      if (e.score.compiled) assert.match(e.phases.map((p) => p.output).join('\n'), /PHPUnit 11\./);
+      assert.equal(e.score.compiled, native.compiled, `compiled${why(e)}\nnative:\n${native.log}`);
+      assert.equal(e.score.passed, native.passed, `passed${why(e)}\nnative:\n${native.log}`);
+      assert.deepEqual(e.score.coverage.executable, native.executable, `executable lines${why(e)}\nnative:\n${native.log}`);
+      assert.deepEqual(e.score.coverage.covered, native.covered, `covered lines${why(e)}`);
+      assert.deepEqual(
+        { compiled: e.score.compiled, passed: e.score.passed, category: e.score.failure?.category ?? null, covered: e.score.coverage.covered.length, executable: e.score.coverage.executable.length },
+        c.expectDocker ?? c.expect,
+        `the verdict${c.expectDocker ? ' in PHPUnit 11.5' : ' does not depend on the executor'}${why(e)}`,
       );
     });
   }

@@ -6,6 +6,7 @@ import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import { phpRepositoryFacts } from '../../src/engine/languages/php/doctor';
+import { phpTamperingRules } from '../../src/engine/languages/php/tampering';
 import { chooseRunner, composerToNpmRange, localPhpunitRunners, phpunitConstraint, phpunitMajorFor, satisfiesConstraint, type PhpunitRunner } from '../../src/engine/languages/php/runners';
 import { userPromptFor } from '../../src/engine/prompt/templates';
 import type { TaskRecord } from '../../src/engine/tasks/record';
@@ -114,6 +115,17 @@ describe('PHPUnit runner by composer.json constraint', function () {
     }
   });
 
+  it('PHPUnit\'s own errors (10+) in the summary are no rewritten report; a test printing their header is caught', () => {
+    const honest = 'There was 1 PHPUnit error:\n\n1) A::testX\nThe data provider specified for A::testX is invalid\n\nERRORS!\nTests: 1, Assertions: 1, Errors: 1, PHPUnit Deprecations: 1.\n';
+    const report = (outsideErrors: number) => ({ ran: 1, passed: 1, failed: 0, errored: 0, skipped: 0, cases: [{ name: 'A::testY', status: 'passed' as const }], outsideErrors });
+    assert.equal(phpTamperingRules.outputDisagrees!(honest, report(1), false), null);
+    assert.equal(phpTamperingRules.outputDisagrees!(honest, report(0), false)?.rule, 'php-report-rewritten', 'the report must hold that error');
+    const more = honest.replace('Errors: 1,', 'Failures: 1, Errors: 1,');
+    assert.equal(phpTamperingRules.outputDisagrees!(more, report(1), false)?.rule, 'php-report-rewritten', 'a failure the report lacks');
+    const framing = phpTamperingRules.signs.find((x) => x.id === 'php-framing')!;
+    assert.ok(framing.regex.test('echo "There was 1 PHPUnit error:";'));
+  });
+
   describe('through the local executor', () => {
     let tmp: string;
     before(function () {
@@ -171,6 +183,12 @@ describe('PHPUnit runner by composer.json constraint', function () {
       assert.equal(e.testReport.ran, 2, 'both data sets ran');
       assert.deepEqual(e.score.coverage.covered, e.score.coverage.executable);
       assert.equal(e.score.coverage.executable.length, 3, JSON.stringify(e.score.coverage));
+      // PHPUnit 11 refuses a provider that is not static: its own error, outside the JUnit report, not tampering.
+      const nonStatic = attributeTest.replace('public static function sums', 'public function sums');
+      const refused = await evaluateTest(task, 'php', nonStatic, { executor: new LocalExecutor(), repoDir: tmp });
+      assert.equal(refused.score.passed, false);
+      assert.notEqual(refused.score.failure?.category, 'tampering', refused.score.reason ?? '');
+      assert.equal(refused.testReport.outsideErrors, 1);
     });
 
     it('a package requiring PHPUnit 9 keeps the host runner (its annotations work, attributes are ignored as natively)', async () => {

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { localPhpunitRunners } from '../languages/php/runners';
 import type { LanguageId } from '../parse/grammars';
 import { hostCargoHome, localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
@@ -262,6 +263,11 @@ export class LocalExecutor implements Executor {
       for (const [cmd, args] of TOOL_VERSION_COMMANDS[language]) {
         const v = firstLine(cmd, args);
         if (v) versions[cmd] = v;
+      }
+      // PHP: the project-local PHPUnits a package's constraint may pick instead (languages/php/runners.ts).
+      if (language === 'php') {
+        const local = localPhpunitRunners().filter((r) => r.origin === 'project-local');
+        if (local.length) versions['phpunit (project-local)'] = local.map((r) => r.version).join(', ');
       }
       this.versions.set(language, versions);
     }

@@ -11,10 +11,30 @@ import { inheritedMethods } from './inherited-tests';
 const FAILED_SUMMARY = /^(FAILURES!|ERRORS!)\s*$|^Tests: \d+, Assertions: \d+.*\b(Failures|Errors): [1-9]/m;
 const ANY_SUMMARY = /^OK \(\d+ tests?, \d+ assertions?\)\s*$|^Tests: \d+, Assertions: \d+/m;
 
-function summaryDisagrees(raw: string, report: { ran: number; failed: number; errored: number }, truncated: boolean): Finding | null {
+/**
+ * Errors of PHPUnit itself (10 and later: an invalid data provider, e.g. one that is not static) are
+ * printed under "There was 1 PHPUnit error:" and counted in the summary's Errors, but are no test case
+ * of the JUnit report. The report's outside errors carry them (toolchain.ts); a test printing that
+ * header itself is caught by the `php-framing` sign.
+ */
+export function phpunitRunnerErrors(raw: string): number {
+  const m = /^There (?:was|were) (\d+) PHPUnit errors?:\s*$/m.exec(stripAnsi(raw));
+  return m ? Number(m[1]) : 0;
+}
+
+/** The summary's failures and errors are all PHPUnit's own errors, which the report holds as outside errors. */
+function onlyRunnerErrors(output: string, outsideErrors: number): boolean {
+  const runner = phpunitRunnerErrors(output);
+  if (runner === 0 || outsideErrors < runner) return false;
+  const line = /^Tests: \d+, Assertions: \d+.*$/m.exec(output)?.[0] ?? '';
+  const count = (what: string) => Number(new RegExp(`\\b${what}: (\\d+)`).exec(line)?.[1] ?? 0);
+  return count('Failures') === 0 && count('Errors') <= runner;
+}
+
+function summaryDisagrees(raw: string, report: { ran: number; failed: number; errored: number; outsideErrors: number }, truncated: boolean): Finding | null {
   const output = stripAnsi(raw);
   const failedLine = FAILED_SUMMARY.exec(output);
-  if (failedLine && report.failed + report.errored === 0 && report.ran > 0) {
+  if (failedLine && report.failed + report.errored === 0 && report.ran > 0 && !onlyRunnerErrors(output, report.outsideErrors)) {
     return { rule: 'php-report-rewritten', says: 'PHPUnit printed failures, but the JUnit report it wrote says every test passed (the report was rewritten)', evidence: failedLine[0].trim() };
   }
   if (!truncated && report.ran > 0 && !ANY_SUMMARY.test(output)) {
@@ -40,7 +60,7 @@ export const phpTamperingRules: LanguageTamperingRules = {
       regex: /PHPUnit\\(TextUI|Runner|Util\\Log|Logging|Event|Framework\\TestResult)\b/,
       says: 'the test reaches into PHPUnit\'s runner, printer or loggers',
     },
-    { id: 'php-framing', inStrings: true, regex: /FAILURES!|OK \(\d+ tests?|Tests: \d+, Assertions:/, says: 'the test prints PHPUnit\'s summary lines' },
+    { id: 'php-framing', inStrings: true, regex: /FAILURES!|OK \(\d+ tests?|Tests: \d+, Assertions:|PHPUnit errors?:/, says: 'the test prints PHPUnit\'s summary lines' },
   ],
 
   async unknownTests(code, report, sandbox) {

@@ -4,6 +4,7 @@ import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Pla
 import type { EnvironmentProblem } from '../../score/types';
 import { phpAutoloaderSource, type ComposerJson } from './autoload';
 import { scanClassmap, type Classmap } from './classmap';
+import { phpunitRunnerErrors } from './tampering';
 import { chooseRunner, localPhpunitRunners, phpunitConstraint, type PhpunitRunner } from './runners';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
@@ -176,10 +177,13 @@ export const phpToolchain: Toolchain = {
   // PHPUnit may write its result cache here even when told not to (some versions, some configurations).
   writableDirs: (ctx) => [path.join(ctx.sandbox.projectRoot, '.phpunit.cache')],
 
-  testReport(ctx) {
+  testReport(ctx, _placement, test) {
     const junit = readReport(ctx, 'junit.xml');
     // No report: PHPUnit died before running (a fatal error in the test file).
-    return junit !== null ? parseJunitXml(junit) : emptyReport(1);
+    if (junit === null) return emptyReport(1);
+    const report = parseJunitXml(junit);
+    // PHPUnit's own errors (10+: an invalid data provider) are in its output, not in the JUnit report.
+    return { ...report, outsideErrors: report.outsideErrors + phpunitRunnerErrors(test.output) };
   },
 
   focalHits(ctx) {
