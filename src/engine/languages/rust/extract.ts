@@ -178,6 +178,9 @@ export const rustAdapter: LanguageAdapter = {
   scopeKey: 'module',
   commentTypes: COMMENTS,
   isTestFile: (p) => underDir(p, ['tests', 'benches', 'testdata']),
+  // `cargo test` runs no test of a build script or of an example (examples are only built): a test
+  // module placed there never runs, so their functions cannot be tasks.
+  ignoredByTool: (p) => underDir(p, ['examples']) || (/(^|\/)build\.rs$/.test(p) && !/(^|\/)src\//.test(p)),
   inheritedContext: inheritedGates,
   listFunctions(tree: Tree, source: string, _fileScope?: string, inherited?: unknown): FunctionInfo[] {
     const out: FunctionInfo[] = [];
