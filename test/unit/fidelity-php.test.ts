@@ -489,8 +489,8 @@ describe('PHP fidelity on real libraries: engine vs native phpunit --coverage-cl
 /**
  * The same cases in the docker executor's PHP image (Debian trixie: PHP 8.4, PHPUnit 11.5) against a
  * native run with the same PHPUnit 11.5 on the host (the project-local one of scripts/setup-phpunit.sh).
- * Only phar-io/version: it declares no PHPUnit constraint, so the image's runner is within it; the
- * docker executor does not check constraints (docs/execution.md).
+ * phar-io/version declares no PHPUnit constraint, so the image's runner is within it; doctrine/inflector
+ * requires ^8.5 || ^9.5, which the image's runner is not: an environment verdict (runner-mismatch).
  */
 describe('PHP fidelity in the docker executor (PHPUnit 11.5 image) vs native PHPUnit 11.5', function () {
   this.timeout(1_800_000);
@@ -541,4 +541,20 @@ describe('PHP fidelity in the docker executor (PHPUnit 11.5 image) vs native PHP
       );
     });
   }
+
+  // doctrine/inflector 2.0.6 requires phpunit/phpunit ^8.5 || ^9.5: the image's 11.5 would ignore its
+  // annotations' intent (and PHPUnit 10+ drops @dataProvider), so no phase may run and nothing is the test's.
+  it('doctrine/inflector (phpunit ^8.5 || ^9.5) in the PHPUnit 11.5 image: runner-mismatch before any phase', async function () {
+    const got = await realRepository(REPOS['doctrine/inflector'].pin);
+    fetched.push(got);
+    if ('unavailable' in got) skipBecause(this, got.unavailable);
+    const c = DATA.cases.find((x) => x.id === 'inf-urlize-pass')!;
+    const { tasks } = await extractRepository(got.dir, { repository: { name: 'doctrine-inflector', url: got.dir, commit: null, path: got.dir }, filters: { minLines: 1, maxLines: 1000 } });
+    const task = tasks.find((t) => t.function_name === c.function && t.metadata.class_name === c.class && t.file_path.endsWith(c.file));
+    assert.ok(task);
+    const e = await evaluateTest(task, 'php', TESTS[c.id], { executor: docker, repoDir: got.dir, image });
+    assert.equal(e.environment?.cause, 'runner-mismatch', e.error ?? e.score.failure?.reason);
+    for (const part of ['^8.5 || ^9.5', '11.5', 'docker image']) assert.ok(e.environment!.reason.includes(part), e.environment!.reason);
+    assert.deepEqual(e.phases.filter((p) => p.phase === 'test' || p.phase === 'compile'), [], 'no phase of the test ran');
+  });
 });

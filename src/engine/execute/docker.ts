@@ -34,7 +34,10 @@ const VERSION_SCRIPT: Record<LanguageId, string> = {
   rust:
     'echo "rustc=$(rustc --version)"; echo "cargo=$(cargo --version)"; ' +
     'v=$(rustc -vV | sed -n "s/^LLVM version: \\([0-9]*\\).*/\\1/p"); echo "llvm-profdata=$(llvm-profdata-$v --version 2>&1 | grep -m1 -i version | sed "s/^ *//")"',
-  php: 'echo "php=$(php --version | head -n1)"; echo "phpunit=$(phpunit --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',
+  // The PHPUnit a test phase runs: an environment image's Composer-installed one, else the image's.
+  php:
+    'P=phpunit; [ -n "${XRT_DEPS:-}" ] && [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && P="$XRT_DEPS/vendor/bin/phpunit"; ' +
+    'echo "php=$(php --version | head -n1)"; echo "phpunit=$($P --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',
   ruby: 'echo "ruby=$(ruby --version)"; echo "rspec=$(rspec --version | tr "\\n" " ")"',
   julia: 'echo "julia=$(julia --version)"',
 };
@@ -158,8 +161,8 @@ export class DockerExecutor implements Executor {
     return `the docker executor has no ${language} image: run \`xrepotest images build --lang ${language}\` first`;
   }
 
-  async info(language: LanguageId): Promise<ExecutorInfo> {
-    const image = await this.imageFor(language);
+  async info(language: LanguageId, image_?: string): Promise<ExecutorInfo> {
+    const image = await this.imageFor(language, image_);
     let versions = this.versions.get(image);
     if (!versions) {
       versions = this.probeVersions(image, language);

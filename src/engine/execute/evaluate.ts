@@ -99,7 +99,13 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   try {
     const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
     // What the toolchain sees is wrong with the environment before anything runs (PHP: a runner mismatch).
-    const known = toolchain.environmentProblem?.(ctx) ?? null;
+    // Docker: the image's own tool versions (probed once per image) say which runner the phases use.
+    // A probe that fails makes no claim: opening the session reports a missing image itself.
+    const versions =
+      toolchain.environmentProblem && opts.executor.kind === 'docker'
+        ? await opts.executor.info(language, opts.image).then((i) => i.versions, () => undefined)
+        : undefined;
+    const known = toolchain.environmentProblem?.(ctx, versions) ?? null;
     if (known) return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, known), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image }).catch((e: unknown) => {
       if (e && typeof e === 'object') executorErrors.add(e);

@@ -97,7 +97,7 @@ export interface Toolchain {
    * see from the project alone (PHP: no runner within composer.json's PHPUnit constraint). The slot is
    * then an environment verdict with that reason, never the test's failure.
    */
-  environmentProblem?(ctx: RunContext): EnvironmentProblem | null;
+  environmentProblem?(ctx: RunContext, executorVersions?: Record<string, string>): EnvironmentProblem | null;
   place(ctx: RunContext): Promise<Placement>;
   compile(ctx: RunContext, placement: Placement): PhaseCommand;
   /**

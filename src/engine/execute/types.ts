@@ -87,7 +87,8 @@ export interface Executor {
    * executor keeps caches elsewhere (in images).
    */
   sharedCache?(language: LanguageId): SharedCache | null;
-  info(language: LanguageId): Promise<ExecutorInfo>;
+  /** What runs a language's phases (docker: `image`, else the language image), with tool versions. */
+  info(language: LanguageId, image?: string): Promise<ExecutorInfo>;
   /** Why this executor cannot run a language here (its toolchain or image is missing), or null. */
   unavailable?(language: LanguageId): Promise<string | null>;
   open(spec: SessionSpec): Promise<Session>;

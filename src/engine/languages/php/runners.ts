@@ -23,7 +23,7 @@ export interface PhpunitRunner {
   /** x.y.z */
   version: string;
   major: number;
-  origin: 'host' | 'project-local';
+  origin: 'host' | 'project-local' | 'image';
 }
 
 /** Where setup-phpunit.sh unpacks project-local PHPUnits, one folder per version. */
@@ -79,11 +79,11 @@ export function satisfiesConstraint(version: string, constraint: string): boolea
   return range === null ? null : semver.satisfies(version, range);
 }
 
-function versionOf(line: string): string | null {
+export function versionOf(line: string): string | null {
   return /PHPUnit (\d+\.\d+\.\d+)/.exec(line)?.[1] ?? null;
 }
 
-function runner(bin: string, version: string, origin: PhpunitRunner['origin']): PhpunitRunner {
+export function runner(bin: string, version: string, origin: PhpunitRunner['origin']): PhpunitRunner {
   return { bin, version, major: Number(version.split('.')[0]), origin };
 }
 
@@ -146,7 +146,7 @@ export type RunnerChoice =
  * the host's when it satisfies the constraint, else the newest project-local one that does, else an
  * environment verdict naming the constraint, the runners found and the fix.
  */
-export function chooseRunner(constraint: string | null, runners: PhpunitRunner[]): RunnerChoice {
+export function chooseRunner(constraint: string | null, runners: PhpunitRunner[], executor: 'local' | 'docker' = 'local'): RunnerChoice {
   const fallback = runners[0] ?? null;
   if (constraint === null) return { runner: fallback, note: null };
   const range = composerToNpmRange(constraint);
@@ -156,6 +156,16 @@ export function chooseRunner(constraint: string | null, runners: PhpunitRunner[]
   const fits = runners.filter((r) => semver.satisfies(r.version, range));
   if (fits.length) return { runner: fits[0], note: fits[0] === fallback ? null : `PHPUnit ${fits[0].version} (${fits[0].origin}) for composer.json's phpunit/phpunit "${constraint}"` };
   const have = runners.length ? runners.map((r) => `${r.version} (${r.origin})`).join(', ') : 'none';
+  if (executor === 'docker') {
+    return {
+      problem: {
+        cause: 'runner-mismatch',
+        reason:
+          `composer.json requires phpunit/phpunit "${constraint}" but the docker image runs PHPUnit ${have}; ` +
+          `use an environment image whose Composer install brings a PHPUnit within the constraint (\`xrepotest images build\`), or \`--executor local\` where a fitting PHPUnit is installed (scripts/setup.sh)`,
+      },
+    };
+  }
   // setup.sh can only add Debian trixie's PHPUnit 11: suggested where it is missing and would fit.
   const setup = !runners.some((r) => r.origin === 'project-local') && semver.satisfies('11.5.99', range) ? 'run scripts/setup.sh (it installs a project-local PHPUnit 11), or ' : '';
   return {

@@ -5,7 +5,7 @@ import type { EnvironmentProblem } from '../../score/types';
 import { phpAutoloaderSource, type ComposerJson } from './autoload';
 import { scanClassmap, type Classmap } from './classmap';
 import { phpunitRunnerErrors } from './tampering';
-import { chooseRunner, localPhpunitRunners, phpunitConstraint, type PhpunitRunner } from './runners';
+import { chooseRunner, localPhpunitRunners, phpunitConstraint, runner, versionOf, type PhpunitRunner } from './runners';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseClover } from '../../score/coverage/clover';
@@ -124,8 +124,15 @@ export const phpToolchain: Toolchain = {
   },
 
   // Before anything runs: the local executor has no PHPUnit within composer.json's constraint.
-  environmentProblem(ctx) {
-    if (ctx.executorKind !== 'local' || vendorPhpunit(ctx)) return null;
+  environmentProblem(ctx, executorVersions) {
+    if (vendorPhpunit(ctx)) return null;
+    if (ctx.executorKind === 'docker') {
+      // The image's runner, as its probe printed it; unknown (no probe line) is no claim.
+      const version = executorVersions?.phpunit ? versionOf(executorVersions.phpunit) : null;
+      if (!version) return null;
+      const choice = chooseRunner(phpunitConstraint(composerOf(ctx)), [runner('phpunit', version, 'image')], 'docker');
+      return 'problem' in choice ? choice.problem : null;
+    }
     const choice = localRunner(ctx);
     return 'problem' in choice ? choice.problem : null;
   },
