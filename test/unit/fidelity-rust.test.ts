@@ -8,6 +8,7 @@ import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { REPO_ROOT } from '../helpers/paths';
+import { nativeRustStatementLines, rustStatementLineFinder } from '../helpers/rust-statement-lines';
 import { realRepository, removeRealRepository, type RealRepo } from '../helpers/real-repo';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -68,22 +69,6 @@ function llvmTool(name: string): string {
   return v && hasTool(`${name}-${v}`) ? `${name}-${v}` : name;
 }
 
-/** Builds the syn-based statement-line finder (offline: syn comes from the host's cargo cache). */
-function buildStatementLines(work: string): string | { unavailable: string } {
-  const dir = path.join(REPO_ROOT, 'test', 'data', 'fidelity', 'rust-statement-lines');
-  const target = path.join(work, 'target');
-  const r = run('cargo', ['build', '--offline', '--release', '--locked', '--manifest-path', path.join(dir, 'Cargo.toml')], work, { CARGO_TARGET_DIR: target });
-  if (r.status !== 0) return { unavailable: `the native statement-line finder (syn) does not build offline: ${r.out.slice(-500)}` };
-  return path.join(target, 'release', 'rust-statement-lines');
-}
-
-/** Lines of `file` on which a statement starts, by syn. */
-function nativeStatementLines(finder: string, file: string): Set<number> {
-  const r = run(finder, [file], os.tmpdir());
-  assert.equal(r.status, 0, `syn could not parse ${file}: ${r.out}`);
-  return new Set(r.out.split('\n').filter(Boolean).map(Number));
-}
-
 /** `cargo test` on a copy with the module pasted in, by hand, as a developer would. */
 function nativeRun(crateDir: string, c: Case, focal: { start: number; end: number }, finder: string): Native {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-rustfid-native-'));
@@ -92,7 +77,7 @@ function nativeRun(crateDir: string, c: Case, focal: { start: number; end: numbe
     fs.cpSync(crateDir, copy, { recursive: true });
     const file = path.join(copy, c.file);
     // Statement lines of the file as the crate has it (the module goes after the focal function).
-    const statements = nativeStatementLines(finder, file);
+    const statements = nativeRustStatementLines(finder, file);
     const module = c.test.replace(/\bmod tests\b/, 'mod fidelity_native');
     const text = fs.readFileSync(file, 'utf8');
     if (c.native === 'end') {
@@ -148,20 +133,15 @@ describe('Rust fidelity on real crates: the engine agrees with cargo test + llvm
   const executor = new LocalExecutor();
   const crates = new Map<string, RealRepo>();
   const tasks = new Map<string, TaskRecord[]>();
-  let finderWork = '';
   let finder = '';
 
   before(function () {
     for (const tool of ['cargo', 'rustc']) if (!hasTool(tool)) skipBecause(this, `${tool} is not installed`);
-    finderWork = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-rustfid-syn-'));
-    const built = buildStatementLines(finderWork);
+    const built = rustStatementLineFinder();
     if (typeof built !== 'string') skipBecause(this, built.unavailable);
     else finder = built;
   });
-  after(() => {
-    crates.forEach((c) => removeRealRepository(c));
-    if (finderWork) fs.rmSync(finderWork, { recursive: true, force: true });
-  });
+  after(() => crates.forEach((c) => removeRealRepository(c)));
 
   async function crateOf(ctx: Mocha.Context, name: string): Promise<string> {
     let got = crates.get(name);
