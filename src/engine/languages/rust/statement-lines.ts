@@ -13,6 +13,8 @@ import type { LineHits } from '../../score/types';
  *   a body), an attribute, a comment, a lone `;`, or a bare nested `{ … }` (its own elements count);
  * - a match arm's value, and a closure's body, when it is not a block (`A => x + 1,`, `|v| v * 2`);
  * - the `if` of an `else if` (its condition is evaluated on the `} else if` line).
+ * Inside a macro call's arguments (`try!(…)`, `assert!(…)`) nothing counts apart from the call's own
+ * statement: they are tokens until the macro expands, for rustc's parser as for syn.
  * The scoring keeps a `DA` line only when it is a statement line (rust/toolchain.ts focalHits).
  */
 const NOT_A_STATEMENT = new Set([
@@ -62,7 +64,8 @@ function collect(root: Node): number[] {
         const alt = named(node).find((c) => c.type === 'if_expression');
         if (alt) out.push(alt.startPosition.row + 1);
       }
-      if (cursor.gotoFirstChild()) continue;
+      // A macro's arguments are tokens until expansion: what tree-sitter reads as code in them counts not.
+      if (type !== 'token_tree' && cursor.gotoFirstChild()) continue;
       while (!cursor.gotoNextSibling()) {
         if (!cursor.gotoParent()) return out;
       }
