@@ -87,7 +87,7 @@ describe('Rust statement lines (coverage counts statement starts only)', () => {
     assert.deepEqual(await linesOf(source), expected.sort((a, b) => a - b));
   });
 
-  it('leaves out items, `use`, attributes, comments, bare blocks and labels inside bodies', async () => {
+  it('leaves out items, `use`, attributes, comments, bare blocks, labels, and code inside a macro call\'s arguments', async () => {
     const source = [
       'fn f() {',
       '    use std::mem::size_of;',
@@ -105,6 +105,10 @@ describe('Rust statement lines (coverage counts statement starts only)', () => {
       "        break 'outer; // S",
       '    }',
       '    ;',
+      '    assert!(v().iter().all(|x| { // S',
+      '        let y = x + 1;',
+      '        y > 0',
+      '    }));',
       '}',
       'fn one_line() -> u8 { 7 } // S',
     ].join('\n');
