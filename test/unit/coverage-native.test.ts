@@ -9,6 +9,7 @@ import type { LanguageId } from '../../src/engine/parse/grammars';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
 import { goNativeLines } from '../helpers/go-cover-lines';
 import { fixture } from '../helpers/paths';
+import { nativeRustStatementLines, rustStatementLineFinder } from '../helpers/rust-statement-lines';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
@@ -50,15 +51,22 @@ function goNativeView(sandbox: string, focal: string): LineView {
   return { executable: new Set(native.executable), covered: new Set(native.covered) };
 }
 
-/** `llvm-cov show`: one line per source line, `  N|  count|code`, count empty where not code. */
+/**
+ * `llvm-cov show`: one line per source line, `  N|  count|code`, count empty where not code; kept
+ * where a statement starts (METRICS.md), by syn on the task's own file (test/helpers/rust-statement-lines).
+ */
 function llvmShowView(sandbox: string, focal: string): LineView {
+  const finder = rustStatementLineFinder();
+  if (typeof finder !== 'string') throw new Error(finder.unavailable);
+  // The fixture's own file: the sandbox's copy holds the test module after the focal function.
+  const statements = nativeRustStatementLines(finder, path.join(fixture(FIXTURE_OF.rust), path.relative(sandbox, focal)));
   const exes = JSON.parse(fs.readFileSync(path.join(sandbox, '.xrt', 'test-executables.json'), 'utf8')) as string[];
   const objects = exes.slice(1).flatMap((e) => ['-object', e]);
   const out = sh('llvm-cov-22', ['show', `-instr-profile=${path.join(reportDir(sandbox), 'merged.profdata')}`, exes[0], ...objects, focal], sandbox);
   const view: LineView = { executable: new Set(), covered: new Set() };
   for (const l of out.split('\n')) {
     const m = /^\s*(\d+)\|\s*([0-9.]+[kMG]?)\|/.exec(l);
-    if (!m) continue;
+    if (!m || !statements.has(Number(m[1]))) continue;
     view.executable.add(Number(m[1]));
     if (m[2] !== '0') view.covered.add(Number(m[1]));
   }

@@ -8,6 +8,7 @@ import { LocalExecutor } from '../../src/engine/execute/local';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { REPO_ROOT } from '../helpers/paths';
+import { nativeRustStatementLines, rustStatementLineFinder } from '../helpers/rust-statement-lines';
 import { realRepository, removeRealRepository, type RealRepo } from '../helpers/real-repo';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -17,7 +18,10 @@ import { hasTool, skipBecause } from '../helpers/skip';
  * the way a developer would run them natively: the module pasted into the focal file where it
  * belongs (the end of the file, or of the inline module holding the focal item), `cargo test` with
  * the features the code needs, coverage from llvm-cov. Verdicts and the focal function's covered
- * and executable lines must be equal.
+ * and executable lines must be equal. Executable lines are llvm-cov's DA lines on which a statement
+ * starts (docs/execution.md): natively the statement lines come from test/data/fidelity/
+ * rust-statement-lines, a small program on syn (rustc's ecosystem parser), not the engine's
+ * tree-sitter walk, so the two rules are written and parsed independently.
  */
 
 interface Crate {
@@ -66,12 +70,14 @@ function llvmTool(name: string): string {
 }
 
 /** `cargo test` on a copy with the module pasted in, by hand, as a developer would. */
-function nativeRun(crateDir: string, c: Case, focal: { start: number; end: number }): Native {
+function nativeRun(crateDir: string, c: Case, focal: { start: number; end: number }, finder: string): Native {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-rustfid-native-'));
   try {
     const copy = path.join(work, 'crate');
     fs.cpSync(crateDir, copy, { recursive: true });
     const file = path.join(copy, c.file);
+    // Statement lines of the file as the crate has it (the module goes after the focal function).
+    const statements = nativeRustStatementLines(finder, file);
     const module = c.test.replace(/\bmod tests\b/, 'mod fidelity_native');
     const text = fs.readFileSync(file, 'utf8');
     if (c.native === 'end') {
@@ -110,7 +116,7 @@ function nativeRun(crateDir: string, c: Case, focal: { start: number; end: numbe
       const da = inFocal ? /^DA:(\d+),(\d+)/.exec(line) : null;
       if (da) hits.set(Number(da[1]), Math.max(hits.get(Number(da[1])) ?? 0, Number(da[2])));
     }
-    const executable = [...hits.keys()].filter((l) => l >= focal.start && l <= focal.end).sort((a, b) => a - b);
+    const executable = [...hits.keys()].filter((l) => l >= focal.start && l <= focal.end && statements.has(l)).sort((a, b) => a - b);
     return { compiled: true, passed: ok && ran > 0, covered: executable.filter((l) => hits.get(l)! > 0), executable, log: log.slice(-3000) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
@@ -127,9 +133,13 @@ describe('Rust fidelity on real crates: the engine agrees with cargo test + llvm
   const executor = new LocalExecutor();
   const crates = new Map<string, RealRepo>();
   const tasks = new Map<string, TaskRecord[]>();
+  let finder = '';
 
   before(function () {
     for (const tool of ['cargo', 'rustc']) if (!hasTool(tool)) skipBecause(this, `${tool} is not installed`);
+    const built = rustStatementLineFinder();
+    if (typeof built !== 'string') skipBecause(this, built.unavailable);
+    else finder = built;
   });
   after(() => crates.forEach((c) => removeRealRepository(c)));
 
@@ -170,7 +180,7 @@ describe('Rust fidelity on real crates: the engine agrees with cargo test + llvm
       if (DATA.crates[c.crate].needsRegistry && missingRegistry(e)) {
         skipBecause(this, `${c.crate}'s registry dependencies are not available to the local executor (the registry half of issue 12 item 2 is not in this build)`);
       }
-      const native = nativeRun(dir, c, { start: task.function_component.start_line, end: task.function_component.end_line });
+      const native = nativeRun(dir, c, { start: task.function_component.start_line, end: task.function_component.end_line }, finder);
       const detail = `\nengine: ${JSON.stringify(e.score)}\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-1500)}`).join('\n')}\nnative: ${native.log}`;
       assert.equal(e.environment, undefined, detail);
       assert.equal(native.compiled, c.expected.compiled, `native compiled${detail}`);

@@ -6,6 +6,7 @@ import { children, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { focalConfiguration, insertionOffset, type FocalConfiguration } from './configuration';
 import { parseLcov } from '../../score/coverage/lcov';
+import { rustStatementLines, statementHits } from './statement-lines';
 import { parseLibtestOutput } from '../../score/reports/libtest';
 import { prepareWarmTarget } from './warm-target';
 
@@ -163,9 +164,13 @@ export const rustToolchain: Toolchain = {
 
   testReport: (_ctx, _placement, test) => parseLibtestOutput(test.output),
 
-  focalHits(ctx) {
+  async focalHits(ctx) {
     const lcov = readReport(ctx, 'coverage.lcov');
-    return lcov !== null ? parseLcov(lcov, ctx.sandbox.focalFile) : null;
+    if (lcov === null) return null;
+    const hits = parseLcov(lcov, ctx.sandbox.focalFile);
+    // Statement lines come from the task's focal file (trusted), never from what the test left in the copy.
+    const statements = await rustStatementLines(ctx.task.file_content);
+    return statementHits(hits, statements, ctx.task.function_component.end_line);
   },
 
   notBuilt(_ctx, placement, test, report) {
