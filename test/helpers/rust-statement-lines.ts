@@ -8,7 +8,8 @@ import { REPO_ROOT } from './paths';
  * The native side's Rust statement lines (docs/execution.md, "Executable lines"): a small program on
  * syn, the Rust ecosystem's own parser (test/data/fidelity/rust-statement-lines), not the engine's
  * tree-sitter walk, so engine and native apply the rule through independent code and parsers.
- * Built once per test process, offline (syn comes from the host's cargo cache), outside the tree.
+ * Built once per test process, outside the tree; the locked syn comes from crates.io on a fresh machine
+ * (a registry CI reaches), from the host's cargo cache afterwards.
  */
 let built: string | { unavailable: string } | undefined;
 
@@ -17,12 +18,12 @@ export function rustStatementLineFinder(): string | { unavailable: string } {
   if (built) return built;
   const dir = path.join(REPO_ROOT, 'test', 'data', 'fidelity', 'rust-statement-lines');
   const target = path.join(os.tmpdir(), `xrt-rust-statement-lines-${process.pid}`);
-  const r = spawnSync('cargo', ['build', '--offline', '--release', '--locked', '--manifest-path', path.join(dir, 'Cargo.toml')], {
+  const r = spawnSync('cargo', ['build', '--release', '--locked', '--manifest-path', path.join(dir, 'Cargo.toml')], {
     env: { ...process.env, CARGO_TARGET_DIR: target },
     encoding: 'utf8',
     timeout: 600_000,
   });
-  built = r.status === 0 ? path.join(target, 'release', 'rust-statement-lines') : { unavailable: `the native statement-line finder (syn) does not build offline: ${`${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-500)}` };
+  built = r.status === 0 ? path.join(target, 'release', 'rust-statement-lines') : { unavailable: `the native statement-line finder (syn) does not build: ${`${r.stdout ?? ''}${r.stderr ?? ''}`.slice(-500)}` };
   process.once('exit', () => fs.rmSync(target, { recursive: true, force: true }));
   return built;
 }

@@ -553,7 +553,7 @@ describe('PHP fidelity in the docker executor (PHPUnit 11.5 image) vs native PHP
     const task = tasks.find((t) => t.function_name === c.function && t.metadata.class_name === c.class && t.file_path.endsWith(c.file));
     assert.ok(task);
     const e = await evaluateTest(task, 'php', TESTS[c.id], { executor: docker, repoDir: got.dir, image });
-    assert.equal(e.environment?.cause, 'runner-mismatch', e.error ?? e.score.failure?.reason);
+    assert.equal(e.environment?.cause, 'runner-mismatch', e.error ?? e.score.failure?.rule);
     for (const part of ['^8.5 || ^9.5', '11.5', 'docker image']) assert.ok(e.environment!.reason.includes(part), e.environment!.reason);
     assert.deepEqual(e.phases.filter((p) => p.phase === 'test' || p.phase === 'compile'), [], 'no phase of the test ran');
   });
