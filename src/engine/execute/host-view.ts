@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { localPhpunitHome } from '../languages/php/runners';
+import { which } from '../util/which';
 
 /**
  * What of the host a generated test sees under the local executor's bubblewrap. Not the host's root:
@@ -146,19 +147,6 @@ function kindOf(p: string): 'dir' | 'file' | 'link' | null {
   }
 }
 
-function which(cmd: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue; // a relative PATH entry means nothing in the sandbox
-    const p = path.join(dir, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      if (fs.statSync(p).isFile()) return p;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
 
 /** A toolchain's answer, asked from `/` with no toolchain switching: a project's go.mod here must not change it. */
 function outputLines(cmd: string, args: string[]): string[] {

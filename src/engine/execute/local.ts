@@ -8,6 +8,7 @@ import type { LanguageId } from '../parse/grammars';
 import { hostCargoHome, localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
 import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import { which } from '../util/which';
 
 /**
  * Runs phases on the host's toolchains, in the disposable copy. Generated tests are hostile, so where
@@ -56,18 +57,6 @@ function firstLine(cmd: string, args: string[]): string | null {
   return (r.stdout || r.stderr).trim().split('\n').find((l) => l.trim()) ?? null;
 }
 
-function which(cmd: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const p = path.join(dir, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
 
 type CgroupKind = 'v1' | 'v2' | null;
 

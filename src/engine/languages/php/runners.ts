@@ -6,6 +6,7 @@ import * as semver from 'semver';
 import { readSandboxFile } from '../../execute/safe-fs';
 import type { EnvironmentProblem } from '../../score/types';
 import { pathInRepository } from '../../tasks/task-path';
+import { which } from '../../util/which';
 
 /**
  * Which PHPUnit runs a project's tests. A package written for another major version than the runner
@@ -87,19 +88,6 @@ export function runner(bin: string, version: string, origin: PhpunitRunner['orig
   return { bin, version, major: Number(version.split('.')[0]), origin };
 }
 
-function which(cmd: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (!path.isAbsolute(dir)) continue;
-    const p = path.join(dir, cmd);
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* next */
-    }
-  }
-  return null;
-}
 
 let hostRunners: PhpunitRunner[] | undefined;
 
