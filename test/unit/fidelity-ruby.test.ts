@@ -115,8 +115,13 @@ at_exit { require 'json'; File.write(ENV.fetch('NATIVE_COVERAGE_OUT'), JSON.gene
 const executor = new LocalExecutor();
 let scratch = '';
 
+/**
+ * The native side runs with an environment as clean as the engine's phases get (no CI, no RUBYOPT of
+ * the caller…): hashie's spec helper, for one, starts SimpleCov when CI is set.
+ */
 function ruby(args: string[], cwd: string, env: Record<string, string> = {}): { status: number | null; output: string } {
-  const r = spawnSync(args[0], args.slice(1), { cwd, encoding: 'utf8', env: { ...process.env, ...env }, timeout: 120_000 });
+  const base: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' };
+  const r = spawnSync(args[0], args.slice(1), { cwd, encoding: 'utf8', env: { ...base, ...env }, timeout: 120_000 });
   return { status: r.status, output: `${r.stdout}${r.stderr}` };
 }
 
