@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { LANGUAGE_IDS, type LanguageId } from '../parse/grammars';
-import { goAdapter } from './go/extract';
-import { juliaAdapter } from './julia/extract';
-import { phpAdapter } from './php/extract';
-import { rubyAdapter } from './ruby/extract';
-import { rustAdapter } from './rust/extract';
+import { goAdapter } from './go';
+import { juliaAdapter } from './julia';
+import { phpAdapter } from './php';
+import { rubyAdapter } from './ruby';
+import { rustAdapter } from './rust';
 import type { LanguageAdapter } from './types';
 
 export { LANGUAGE_IDS };

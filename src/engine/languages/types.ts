@@ -33,11 +33,8 @@ export interface FunctionInfo {
   excludedByConfiguration?: string;
 }
 
-/**
- * Everything the engine knows about one language. Adding a language means adding one of these, one
- * grammar under grammars/ and (later) one image.
- */
-export interface LanguageAdapter {
+/** What the extractor needs of a language: finding functions and the paper's per-language rules. */
+export interface LanguageExtraction {
   id: LanguageId;
   displayName: string;
   /** File extensions, with the dot. */
@@ -69,8 +66,25 @@ export interface LanguageAdapter {
   fileScope?(root: string, relPath: string): string;
   /** An explicit return, or an output expression where the language has one (the last expression). */
   hasOutput(fn: FunctionInfo): boolean;
+}
+
+/**
+ * Everything the engine knows about one language, assembled in `languages/<id>/index.ts` and looked up
+ * with `adapterFor(id)`. Adding a language means one folder here, one grammar under grammars/, one image
+ * recipe under docker/ and one fixture (docs/architecture.md).
+ */
+export interface LanguageAdapter extends LanguageExtraction {
   /** Placing, compiling, running and measuring a generated test (docs/execution.md). */
   toolchain: Toolchain;
+
+  // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
+
+
+
+  // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
+
+
+
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

@@ -1,7 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, headerText, named } from '../../parse/nodes';
-import { goToolchain } from './toolchain';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
 
@@ -18,8 +17,8 @@ function baseTypeName(type: Node): string {
   return id ? id.text : type.text;
 }
 
-export const goAdapter: LanguageAdapter = {
-  toolchain: goToolchain,
+/** What the extractor needs to find focal functions in Go files (assembled in ./index.ts). */
+export const goExtraction: LanguageExtraction = {
   id: 'go',
   displayName: 'Go',
   extensions: ['.go'],

@@ -1,9 +1,8 @@
 import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
-import { juliaToolchain } from './toolchain';
 import { juliaProjectName } from './project';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 /** Top-level statement containers whose definitions still belong to the file (not function bodies). */
@@ -83,8 +82,8 @@ function isOutputExpression(expr: Node | null): boolean {
   return true;
 }
 
-export const juliaAdapter: LanguageAdapter = {
-  toolchain: juliaToolchain,
+/** What the extractor needs to find focal functions in Julia files (assembled in ./index.ts). */
+export const juliaExtraction: LanguageExtraction = {
   id: 'julia',
   displayName: 'Julia',
   extensions: ['.jl'],

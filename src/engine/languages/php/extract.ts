@@ -1,7 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, named } from '../../parse/nodes';
-import { phpToolchain } from './toolchain';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
 const CLASS_LIKE = new Set(['class_declaration', 'trait_declaration', 'interface_declaration', 'enum_declaration']);
@@ -74,8 +73,8 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
   }
 }
 
-export const phpAdapter: LanguageAdapter = {
-  toolchain: phpToolchain,
+/** What the extractor needs to find focal functions in Php files (assembled in ./index.ts). */
+export const phpExtraction: LanguageExtraction = {
   id: 'php',
   displayName: 'PHP',
   extensions: ['.php'],

@@ -1,7 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
-import { rubyToolchain } from './toolchain';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
 /** Clauses of a method body that follow its statements. */
@@ -67,8 +66,8 @@ function isRaise(n: Node): boolean {
   return !field(n, 'receiver') && /^(raise|fail)$/.test(field(n, 'method')?.text ?? '');
 }
 
-export const rubyAdapter: LanguageAdapter = {
-  toolchain: rubyToolchain,
+/** What the extractor needs to find focal functions in Ruby files (assembled in ./index.ts). */
+export const rubyExtraction: LanguageExtraction = {
   id: 'ruby',
   displayName: 'Ruby',
   extensions: ['.rb'],

@@ -4,8 +4,7 @@ import { chooseFeatures, hostArch, type Gate } from './cfg';
 import { gatesOf, inheritedGates, innerGates, outerAttributes, type FileGates } from './gates';
 import { FEATURES_KEY, NO_DEFAULT_FEATURES_KEY } from './configuration';
 import { closeFeatures, type CargoFeatures } from './manifest';
-import { rustToolchain } from './toolchain';
-import { describeFunction, underDir, type FunctionInfo, type LanguageAdapter } from '../types';
+import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 
@@ -170,8 +169,8 @@ function applyGates(fn: FunctionInfo, gates: Gate[], manifest: CargoFeatures | n
   fn.extraMetadata = Object.keys(metadata).length ? metadata : undefined;
 }
 
-export const rustAdapter: LanguageAdapter = {
-  toolchain: rustToolchain,
+/** What the extractor needs to find focal functions in Rust files (assembled in ./index.ts). */
+export const rustExtraction: LanguageExtraction = {
   id: 'rust',
   displayName: 'Rust',
   extensions: ['.rs'],
