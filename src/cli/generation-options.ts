@@ -1,14 +1,10 @@
 import { Command, InvalidArgumentError } from 'commander';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { openAiCompatibleEmbedder } from '../engine/context/dense';
-import { HeadlessResolver } from '../engine/context/lsp/headless-resolver';
-import { buildLspContext, publishedLspContext } from '../engine/context/lsp/lsp-context';
-import { baselineProvider } from '../engine/generate/baseline';
-import { createProvider, PROVIDER_NAMES } from '../engine/generate/providers';
-import { CONTEXT_MODES, PAPER_PARAMS, type ContextMode, type GenerationParams, type Prompt, type Provider } from '../engine/generate/types';
-import { gatherContext } from '../engine/prompt/context';
-import { buildPrompt } from '../engine/prompt/templates';
+import { CONTEXT_MODES, parseContextMode } from '../engine/context/modes';
+import { generationParams, providerFromSettings, PROVIDER_KINDS, type GenerationSettings } from '../engine/generate/options';
+import { PAPER_PARAMS, type ContextMode, type GenerationParams, type Prompt, type Provider } from '../engine/generate/types';
+import { promptSource } from '../engine/prompt/context';
 import type { LoadedTask } from '../engine/tasks/load';
 
 /** The options `prompt`, `generate` and `bench` share: provider, model, decoding, context mode. */
@@ -65,7 +61,7 @@ export function addContextOptions(cmd: Command): Command {
 
 export function addGenerationOptions(cmd: Command): Command {
   addContextOptions(cmd)
-    .option('--provider <name>', `${[...PROVIDER_NAMES, 'baseline'].join(', ')} (default: baseline, the offline lower bound)`)
+    .option('--provider <name>', `${PROVIDER_KINDS.join(', ')} (default: baseline, the offline lower bound)`)
     .option('--model <name>', 'the model (anthropic, openai, openai-compatible)')
     .option('--base-url <url>', 'the API base URL (openai-compatible: required; others: a proxy or gateway)')
     .option('--replay <file>', 'replay: recorded responses (generations.jsonl, or the release\'s prompts_responses.jsonl / processed.jsonl)')
@@ -85,33 +81,50 @@ export function addRequestOptions(cmd: Command): Command {
 }
 
 export function contextMode(opts: GenerationCliOptions): ContextMode {
-  if (!(CONTEXT_MODES as readonly string[]).includes(opts.mode)) throw new Error(`--mode ${opts.mode}: use one of ${CONTEXT_MODES.join(', ')}`);
-  return opts.mode as ContextMode;
+  return parseContextMode(opts.mode, '--mode');
 }
 
 export function providerName(opts: GenerationCliOptions): string {
   return opts.provider ?? 'baseline';
 }
 
+/** How the CLI's user supplies what generation needs: its flags and environment variables. */
+const CLI_HINTS: GenerationSettings['hints'] = {
+  provider: '--provider',
+  model: 'pass --model',
+  mode: '--mode',
+  embedding: 'Pass --embed-url URL and --embed-model NAME; a key, if the endpoint wants one, goes in XREPOTEST_EMBED_API_KEY.',
+  checkout: '--repos DIR, or --allow-checkouts ROOT for the folder the task records',
+};
+
+/** The flags as the engine's plain generation settings (the one mapping; generate/options.ts does the rest). */
+export function generationSettings(opts: GenerationCliOptions, concurrency?: number): GenerationSettings {
+  return {
+    provider: providerName(opts),
+    model: opts.model,
+    baseUrl: opts.baseUrl,
+    replayFile: opts.replay,
+    credentials: { from: 'environment' },
+    cacheDir: opts.cache ? opts.cacheDir : undefined,
+    concurrency,
+    requestTimeoutMs: opts.requestTimeout !== undefined ? Math.round(opts.requestTimeout * 1000) : undefined,
+    maxRetries: opts.retries,
+    decoding: { temperature: opts.temperature, maxTokens: opts.maxTokens, topP: opts.topP },
+    mode: opts.mode,
+    k: opts.k,
+    publishedContext: opts.publishedContext,
+    embedding: { baseUrl: opts.embedUrl, model: opts.embedModel, apiKey: process.env.XREPOTEST_EMBED_API_KEY },
+    lsp: 'headless',
+    hints: CLI_HINTS,
+  };
+}
+
 export function params(opts: GenerationCliOptions): GenerationParams {
-  return { model: providerName(opts) === 'baseline' ? 'baseline' : (opts.model ?? ''), temperature: opts.temperature, maxTokens: opts.maxTokens, topP: opts.topP };
+  return generationParams(generationSettings(opts));
 }
 
 export function providerFrom(opts: GenerationCliOptions, concurrency?: number): Provider {
-  const name = providerName(opts);
-  if (name === 'baseline') return baselineProvider;
-  if (!(PROVIDER_NAMES as readonly string[]).includes(name)) throw new Error(`--provider ${name}: use one of ${[...PROVIDER_NAMES, 'baseline'].join(', ')}`);
-  if (name !== 'replay' && !opts.model) throw new Error(`--provider ${name} needs --model`);
-  return createProvider({
-    provider: name as (typeof PROVIDER_NAMES)[number],
-    model: opts.model ?? 'replay',
-    baseUrl: opts.baseUrl,
-    replayFile: opts.replay,
-    cacheDir: opts.cache ? opts.cacheDir : undefined,
-    concurrency,
-    timeoutMs: opts.requestTimeout !== undefined ? Math.round(opts.requestTimeout * 1000) : undefined,
-    maxRetries: opts.retries,
-  });
+  return providerFromSettings(generationSettings(opts, concurrency));
 }
 
 /**
@@ -119,32 +132,9 @@ export function providerFrom(opts: GenerationCliOptions, concurrency?: number): 
  * headless language servers, started on first use and closed with `close()`.
  */
 export function promptBuilder(opts: GenerationCliOptions, signal?: AbortSignal): { promptFor(task: LoadedTask, repoDir?: string): Promise<Prompt>; close(): Promise<void> } {
-  const mode = contextMode(opts);
-  const resolvers = new Map<string, HeadlessResolver>();
-  const embedder = opts.embedUrl ? openAiCompatibleEmbedder({ baseUrl: opts.embedUrl, model: opts.embedModel ?? '', apiKey: process.env.XREPOTEST_EMBED_API_KEY }) : undefined;
+  const prompts = promptSource(generationSettings(opts));
   return {
-    async promptFor(t, repoDir) {
-      const context = await gatherContext({ task: t.task, language: t.language, repoDir }, mode, {
-        k: opts.k,
-        embedder,
-        published: opts.publishedContext,
-        signal,
-        lsp: async (request) => {
-          if (opts.publishedContext) {
-            const published = publishedLspContext(request.task);
-            if (!published) throw new Error(`task ${request.task.id ?? request.task.task_id} carries no published LSP context: load the release's lsp file`);
-            return published;
-          }
-          if (!request.repoDir) throw new Error('mode lsp needs the checkout of the task\'s repository (--repos DIR, or --allow-checkouts ROOT for the folder the task records)');
-          let resolver = resolvers.get(request.repoDir);
-          if (!resolver) resolvers.set(request.repoDir, (resolver = new HeadlessResolver({ root: request.repoDir })));
-          return buildLspContext(request.task, request.language, request.repoDir, resolver);
-        },
-      });
-      return buildPrompt(t.task, t.language, mode, context);
-    },
-    async close() {
-      await Promise.all([...resolvers.values()].map((r) => r.close()));
-    },
+    promptFor: (t, repoDir) => prompts.promptFor(t.task, t.language, repoDir, signal),
+    close: () => prompts.close(),
   };
 }

@@ -1,11 +1,15 @@
 import * as vscode from 'vscode';
 import { DEFAULT_ENGINE_SETTINGS, type Credentials, type EngineSettings, type WithSettings } from '../shared/protocol';
 
-/** Where API keys live: the editor's secret storage, never settings or logs. */
+/**
+ * Where API keys live: the editor's secret storage, never settings or logs. One per provider, and
+ * `embedding` for mode dense's endpoint ("Set an API key" offers them all).
+ */
 export const API_KEY_SECRETS: Record<string, string> = {
   anthropic: 'xrepotest.apiKey.anthropic',
   openai: 'xrepotest.apiKey.openai',
   'openai-compatible': 'xrepotest.apiKey.openaiCompatible',
+  embedding: 'xrepotest.apiKey.embedding',
 };
 
 /** The contributed settings (package.json), read fresh for each request. */
@@ -27,17 +31,21 @@ export function engineSettings(): EngineSettings {
     mutation: c.get('mutation.enabled', d.mutation),
     requestTimeoutSeconds: c.get('requests.timeoutSeconds', d.requestTimeoutSeconds),
     requestRetries: c.get('requests.retries', d.requestRetries),
+    embeddingBaseUrl: c.get('embedding.baseUrl', d.embeddingBaseUrl),
+    embeddingModel: c.get('embedding.model', d.embeddingModel),
   };
 }
 
-export async function credentialsFor(secrets: vscode.SecretStorage, provider: string): Promise<Credentials> {
-  const id = API_KEY_SECRETS[provider];
+/** The keys the settings need, and no others: the provider's, and the embedding endpoint's in mode dense. */
+export async function credentialsFor(secrets: vscode.SecretStorage, settings: Pick<EngineSettings, 'provider' | 'mode'>): Promise<Credentials> {
+  const id = API_KEY_SECRETS[settings.provider];
   const apiKey = id ? await secrets.get(id) : undefined;
-  return apiKey ? { apiKey } : {};
+  const embeddingApiKey = settings.mode === 'dense' ? await secrets.get(API_KEY_SECRETS.embedding) : undefined;
+  return { ...(apiKey ? { apiKey } : {}), ...(embeddingApiKey ? { embeddingApiKey } : {}) };
 }
 
-/** The settings and, for the provider they name, its key: what every engine request carries. */
+/** The settings and the keys they need: what every engine request carries. */
 export async function requestSettings(secrets: vscode.SecretStorage, overrides: Partial<EngineSettings> = {}): Promise<WithSettings> {
   const settings = { ...engineSettings(), ...overrides };
-  return { settings, credentials: await credentialsFor(secrets, settings.provider) };
+  return { settings, credentials: await credentialsFor(secrets, settings) };
 }

@@ -81,7 +81,7 @@ export function registerBench(state: ServerState): void {
           provider: () => providerFor(settings, params.credentials),
           imageFor: (executor) => environmentImages(executor, undefined, log),
           promptBuilder: () => ({
-            promptFor: (bt) => promptFor(bt.task.task, bt.task.language, bt.checkout, settings, state.lspContext, controller.signal),
+            promptFor: (bt) => promptFor(bt.task.task, bt.task.language, bt.checkout, settings, state.lspContext, controller.signal, params.credentials),
             close: async () => undefined,
           }),
         },

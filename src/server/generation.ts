@@ -1,61 +1,84 @@
-import { baselineProvider } from '../engine/generate/baseline';
-import { createProvider } from '../engine/generate/providers';
-import { registerSecret } from '../engine/generate/providers/errors';
-import { PAPER_PARAMS, type GenerationParams, type Prompt, type Provider } from '../engine/generate/types';
+import type { LspContextSource } from '../engine/context/modes';
+import {
+  generationOptions,
+  generationParams,
+  GenerationSettingsError,
+  providerFromSettings,
+  type GenerationOptions,
+  type GenerationSettings,
+} from '../engine/generate/options';
+import type { GenerationParams, Prompt, Provider } from '../engine/generate/types';
 import type { LanguageId } from '../engine/languages';
-import { gatherContext } from '../engine/prompt/context';
-import { buildPrompt } from '../engine/prompt/templates';
+import { promptSource } from '../engine/prompt/context';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { Credentials, EngineSettings } from '../shared/protocol';
 import type { LspContextBuilder } from './state';
 
 /** Says what to do when the editor's settings cannot make a provider. */
-export class SettingsError extends Error {}
+export { GenerationSettingsError as SettingsError };
 
-/**
- * The provider the settings name, with the key from the editor's secret storage (never from the
- * server's environment, which the user did not choose for it).
- */
-export function providerFor(settings: EngineSettings, credentials: Credentials | undefined): Provider {
-  if (settings.provider === 'baseline') return baselineProvider;
-  if (settings.provider !== 'replay' && !settings.model) {
-    throw new SettingsError(`the ${settings.provider} provider needs a model: set "xrepotest.model" in the settings`);
-  }
-  if (settings.provider === 'openai-compatible' && !settings.baseUrl) {
-    throw new SettingsError('the openai-compatible provider needs the server\'s address: set "xrepotest.baseUrl" (for example http://127.0.0.1:11434/v1)');
-  }
-  if (settings.provider === 'replay' && !settings.replayFile) {
-    throw new SettingsError('the replay provider needs recorded generations: set "xrepotest.replayFile" to a generations.jsonl');
-  }
-  if ((settings.provider === 'anthropic' || settings.provider === 'openai') && !credentials?.apiKey) {
-    throw new SettingsError(`no ${settings.provider} API key: run "XRepoTest: Set an API key" (it is kept in the editor's secret storage)`);
-  }
-  if (credentials?.apiKey) registerSecret(credentials.apiKey);
-  return createProvider({
-    provider: settings.provider,
-    model: settings.model || 'replay',
-    baseUrl: settings.baseUrl || undefined,
-    apiKey: credentials?.apiKey,
-    replayFile: settings.replayFile || undefined,
-    ...requestLimits(settings),
-    // Only what the editor gave: a key in the server's environment is not the user's choice here.
-    env: {},
-  });
+/** How the editor's user supplies what generation needs: settings, and commands for secrets. */
+const EDITOR_HINTS: GenerationSettings['hints'] = {
+  provider: '"xrepotest.provider"',
+  model: 'set "xrepotest.model" in the settings',
+  baseUrl: 'set "xrepotest.baseUrl" (for example http://127.0.0.1:11434/v1)',
+  replayFile: 'set "xrepotest.replayFile" to a generations.jsonl',
+  apiKey: 'run "XRepoTest: Set an API key" (it is kept in the editor\'s secret storage)',
+  mode: '"xrepotest.mode"',
+  embedding:
+    'In the editor: set "xrepotest.embedding.baseUrl" and "xrepotest.embedding.model" in the settings; a key, if the endpoint wants one, with "XRepoTest: Set an API key" (embedding).',
+  lsp: 'the editor bridge is not connected yet: try again once the XRepoTest server has started',
+  checkout: 'open the repository as a workspace folder',
+};
+
+/** A request timeout from the settings; a missing or nonsensical value keeps the engine's default. At most a day (timers past ~24.8 days fire at once). */
+function requestTimeoutMs(t: number | undefined): number | undefined {
+  return typeof t === 'number' && Number.isFinite(t) && t > 0 ? Math.round(Math.min(t, 86_400) * 1000) : undefined;
 }
 
-/** The request timeout and retries from the settings; a missing or nonsensical value keeps the engine's default. */
-function requestLimits(settings: EngineSettings): { timeoutMs?: number; maxRetries?: number } {
-  const t = settings.requestTimeoutSeconds;
-  const r = settings.requestRetries;
+function requestRetries(r: number | undefined): number | undefined {
+  return typeof r === 'number' && Number.isInteger(r) && r >= 0 ? Math.min(r, 20) : undefined;
+}
+
+/**
+ * The editor's settings and secrets as the engine's plain generation settings (the one mapping;
+ * generate/options.ts does the rest). Keys come from the editor's secret storage only, never from
+ * the server's environment, which the user did not choose for it.
+ */
+export function generationSettingsFor(
+  settings: EngineSettings,
+  credentials: Credentials | undefined,
+  lsp?: LspContextBuilder,
+): GenerationSettings {
+  const lspSource: LspContextSource | undefined = lsp ? (request, signal) => lsp(request, signal, settings) : undefined;
   return {
-    // At most a day: timers past ~24.8 days would fire at once.
-    ...(typeof t === 'number' && Number.isFinite(t) && t > 0 ? { timeoutMs: Math.round(Math.min(t, 86_400) * 1000) } : {}),
-    ...(typeof r === 'number' && Number.isInteger(r) && r >= 0 ? { maxRetries: Math.min(r, 20) } : {}),
+    provider: settings.provider,
+    // replay names no model: its records say `replay`.
+    model: settings.model || (settings.provider === 'replay' ? 'replay' : undefined),
+    baseUrl: settings.baseUrl || undefined,
+    replayFile: settings.replayFile || undefined,
+    credentials: { from: 'settings', apiKey: credentials?.apiKey },
+    requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutSeconds),
+    maxRetries: requestRetries(settings.requestRetries),
+    mode: settings.mode,
+    embedding: { baseUrl: settings.embeddingBaseUrl || undefined, model: settings.embeddingModel || undefined, apiKey: credentials?.embeddingApiKey },
+    lsp: lspSource,
+    hints: EDITOR_HINTS,
   };
 }
 
+/** Everything a generation needs, from the editor's settings (the provider, decoding, the mode's context, prompts). */
+export function generationOptionsFor(settings: EngineSettings, credentials: Credentials | undefined, lsp?: LspContextBuilder): GenerationOptions {
+  return generationOptions(generationSettingsFor(settings, credentials, lsp));
+}
+
+/** The provider the settings name, with the key from the editor's secret storage. */
+export function providerFor(settings: EngineSettings, credentials: Credentials | undefined): Provider {
+  return providerFromSettings(generationSettingsFor(settings, credentials));
+}
+
 export function paramsFor(settings: EngineSettings): GenerationParams {
-  return { model: settings.provider === 'baseline' ? 'baseline' : settings.model || settings.provider, ...PAPER_PARAMS };
+  return generationParams(generationSettingsFor(settings, undefined));
 }
 
 /** The prompt in the settings' mode, its context gathered here (LSP through the bridge). */
@@ -66,10 +89,12 @@ export async function promptFor(
   settings: EngineSettings,
   lsp: LspContextBuilder | undefined,
   signal?: AbortSignal,
+  credentials?: Credentials,
 ): Promise<Prompt> {
-  const context = await gatherContext({ task, language, repoDir }, settings.mode, {
-    signal,
-    lsp: lsp ? (request) => lsp(request, signal, settings) : undefined,
-  });
-  return buildPrompt(task, language, settings.mode, context);
+  const prompts = promptSource(generationSettingsFor(settings, credentials, lsp));
+  try {
+    return await prompts.promptFor(task, language, repoDir, signal);
+  } finally {
+    await prompts.close();
+  }
 }

@@ -11,7 +11,7 @@ import {
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
 import type { GenerationRecord, Provider } from '../engine/generate/types';
-import type { EngineSettings } from '../shared/protocol';
+import type { EngineSettings, WithSettings } from '../shared/protocol';
 import { evaluateFor, focalOf, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
@@ -28,8 +28,9 @@ function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void 
 }
 
 /** One generation for the focal function: the settings' prompt, sample `sample`, round 0. */
-async function generateSample(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, sample: number, p: Progress): Promise<GenerationRecord> {
-  const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
+async function generateSample(state: ServerState, focal: Focal, provider: Provider, params: WithSettings, sample: number, p: Progress): Promise<GenerationRecord> {
+  const settings = params.settings;
+  const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials);
   p.report(10, `generating (${provider.id})`);
   const generation = await generateOne({
     provider,
@@ -64,7 +65,7 @@ export async function scoreNewSample(state: ServerState, params: ScoreFunctionPa
   const focal = await focalOf(state, params.uri, params.startLine, settings);
   const provider = providerFor(settings, params.credentials);
   return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, async (p) => {
-    const generation = await generateSample(state, focal, provider, settings, sample, p);
+    const generation = await generateSample(state, focal, provider, params, sample, p);
     p.report(30, 'running the test in a disposable copy');
     return scoreGenerated(state, focal, generation, provider, settings, p);
   });

@@ -41,7 +41,7 @@ export function registerTesting(state: ServerState): void {
     return withProgress(state, token, `XRepoTest: repairing a test of ${focal.task.function_name}`, 'reading the failed run', async (p) => {
       const { feedback, passed } = await feedbackFor(state, focal, params.testCode, settings, p);
       if (passed) throw new Error('this test passes: there is nothing to repair (use "Regenerate" for another test)');
-      const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal);
+      const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials);
       p.report(20, `asking ${provider.id} for a repair`);
       // The paper's repair round: the first request, the failed test as the model's reply, then the error log.
       const generation = await generateOne({

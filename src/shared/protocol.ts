@@ -35,6 +35,9 @@ export interface EngineSettings {
   requestTimeoutSeconds: number;
   /** Retries of a failed or timed-out provider request, after the first attempt. */
   requestRetries: number;
+  /** mode dense: an OpenAI-compatible embeddings endpoint (its key, if any, travels in `Credentials`). */
+  embeddingBaseUrl: string;
+  embeddingModel: string;
 }
 
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
@@ -52,6 +55,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   mutation: true,
   requestTimeoutSeconds: 300,
   requestRetries: 3,
+  embeddingBaseUrl: '',
+  embeddingModel: '',
 };
 
 /**
@@ -61,6 +66,8 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
  */
 export interface Credentials {
   apiKey?: string;
+  /** mode dense: the embedding endpoint's key, sent only when the mode is dense. */
+  embeddingApiKey?: string;
 }
 
 /** What every engine request carries besides its own parameters. */

@@ -1,8 +1,9 @@
+import type { ContextMode } from '../context/modes';
 import type { LanguageId } from '../parse/grammars';
 import type { TaskRecord } from '../tasks/record';
 
-export type ContextMode = 'standard' | 'file' | 'lsp' | 'bm25' | 'dense';
-export const CONTEXT_MODES: readonly ContextMode[] = ['standard', 'file', 'lsp', 'bm25', 'dense'];
+/** The context modes are registered in context/modes (the union follows from the registry). */
+export type { ContextMode };
 
 /** What is sent for one task: the paper's system prompt and user prompt (context block in front). */
 export interface Prompt {

@@ -1,11 +1,12 @@
-import type { LspContext, RetrievedWindow } from '../context/types';
-import type { ContextMode, Prompt } from '../generate/types';
+import { contextModeSpec, type ContextMode, type GatheredContext } from '../context/modes';
+import type { Prompt } from '../generate/types';
 import type { LanguageId } from '../parse/grammars';
 import type { TaskRecord } from '../tasks/record';
 import { renderFileBlock, renderLspBlock, renderRetrievalBlock, type RetrievalBlockOptions } from './blocks';
 import { focalCodeForPrompt } from './focal-code';
 
 export { renderFileBlock, renderLspBlock, renderRetrievalBlock, type RetrievalBlockOptions };
+export { MissingContextError } from '../context/modes';
 
 /**
  * The paper's prompts (Appendix K; the release's template.py, paraphrased in
@@ -311,42 +312,14 @@ export function userPromptFor(task: TaskRecord, language: LanguageId, context?: 
   ].join('\n');
 }
 
-/** What the context modes put in front of the user prompt; each mode needs its own part. */
-export interface PromptContext {
-  /** `file`: the focal file as `fileContext` gives it (Rust test items stripped). */
-  file?: string;
-  /** `bm25` / `dense`: the ranked windows, best first. */
-  windows?: RetrievedWindow[];
-  /** `lsp`: the three kinds of LSP context. */
-  lsp?: LspContext;
-  /** Bounds for the retrieval block. */
-  retrieval?: RetrievalBlockOptions;
+/** What the context modes put in front of the user prompt (context/modes), and what the language's requirements take. */
+export interface PromptContext extends GatheredContext {
   /** PHP: the major version of the PHPUnit that will run the test (languages/php/runners.ts), when known. */
   phpunitMajor?: number;
 }
 
-export class MissingContextError extends Error {}
-
-/** The prompt for one task in one mode: the paper's system prompt, and the context block + user prompt. */
+/** The prompt for one task in one mode: the paper's system prompt, and the mode's context block + user prompt. */
 export function buildPrompt(task: TaskRecord, language: LanguageId, mode: ContextMode, context: PromptContext = {}): Prompt {
-  const need = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new MissingContextError(`mode ${mode} needs ${what} for task ${task.id ?? task.task_id}`);
-    return value;
-  };
-  let block = '';
-  switch (mode) {
-    case 'standard':
-      break;
-    case 'file':
-      block = renderFileBlock(task.file_path, need(context.file, 'the focal file (fileContext)'));
-      break;
-    case 'bm25':
-    case 'dense':
-      block = renderRetrievalBlock(need(context.windows, 'retrieved windows'), context.retrieval);
-      break;
-    case 'lsp':
-      block = renderLspBlock(need(context.lsp, 'an LSP context'));
-      break;
-  }
+  const block = contextModeSpec(mode).render(context, task);
   return { system: systemPromptFor(language), user: block + userPromptFor(task, language, context), mode, language };
 }

@@ -1,0 +1,10 @@
+import type { ContextModeSpec } from './types';
+
+/** The focal function alone: no context block. */
+export const standardMode: ContextModeSpec<'standard'> = {
+  id: 'standard',
+  label: 'Standard (the focal function alone)',
+  needs: () => [],
+  gather: async () => ({}),
+  render: () => '',
+};
