@@ -6,6 +6,7 @@ import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
+import { repositoryNameOrNull } from '../../tasks/task-path';
 import { pidAlive } from '../../util/process-namespace';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 
@@ -190,7 +191,7 @@ function warmed(warm: PhaseResult): boolean {
 /** The checkout as the task names it (where extraction ran), else its folder name: for the reasons' fixes. */
 function repositoryHint(ctx: RunContext): string {
   const at = ctx.task.repository?.path;
-  return at && path.isAbsolute(at) ? at : ctx.task.file_path.split('/')[0] || 'the repository';
+  return at && path.isAbsolute(at) ? at : (repositoryNameOrNull(ctx.task) ?? 'the repository');
 }
 
 /** The toolchain a rust-toolchain(.toml) file of the copy names (at the package or above), if any. */
