@@ -60,7 +60,8 @@ export interface TaskPathFields {
   repository?: { name?: unknown } | null;
 }
 
-const filePathOf = (task: string | Pick<TaskPathFields, 'file_path'>): unknown => (typeof task === 'string' ? task : task.file_path);
+/** A task's `file_path`, or the path itself; anything else goes on to be refused by `checkTaskPath`. */
+const filePathOf = (task: string | Pick<TaskPathFields, 'file_path'>): unknown => (task !== null && typeof task === 'object' ? task.file_path : task);
 
 /**
  * The repository folder: the first segment of a checked `file_path` — where the focal file is (the
