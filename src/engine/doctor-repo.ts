@@ -193,7 +193,7 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
     const check = await checkLanguage(dir, language, opts);
     if (language === 'ruby') rubyRepositoryFacts(check, dir);
     if (language === 'php') {
-      const php = await phpRepositoryFacts(dir, opts.executor.kind);
+      const php = await phpRepositoryFacts(dir, opts.executor.capabilities.hostToolchains);
       check.notes = [...(check.notes ?? []), ...php.notes];
       check.problems.push(...php.problems);
     }
