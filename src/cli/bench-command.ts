@@ -1,6 +1,5 @@
 import * as path from 'node:path';
 import { runBenchmark } from '../engine/bench/run-benchmark';
-import { DockerExecutor } from '../engine/execute/docker';
 import type { LanguageId } from '../engine/languages';
 import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
 import { formatSummaryText } from '../engine/report/summary-text';
@@ -66,7 +65,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
       },
     },
     {
-      executor: () => (opts.images && opts.executor === 'docker' ? DockerExecutor.create({ images: opts.images }) : createExecutor(opts.executor)),
+      executor: () => createExecutor(opts.executor, { images: opts.images }),
       provider: () => providerFrom(opts, opts.concurrency),
       imageFor: (executor) => {
         const environmentImageFor = environmentImages(executor, undefined);

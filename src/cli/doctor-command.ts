@@ -18,12 +18,12 @@ export async function runDoctorRepo(opts: DoctorRepoOptions): Promise<number> {
     process.stderr.write(`unknown language ${unknown.join(', ')} (expected ${LANGUAGE_IDS.join(',')})\n`);
     return 2;
   }
-  const executor = await createExecutor(opts.executor as 'local' | 'docker');
+  const executor = await createExecutor(opts.executor);
   const result = await checkRepository(opts.repo, {
     executor,
     languages: languages as LanguageId[],
     // docker: the repository's environment image, as a run builds it (its failure is a problem to report).
-    imageFor: executor.kind === 'docker' ? environmentImages(executor, undefined) : undefined,
+    imageFor: executor.capabilities.buildEnvironmentImage ? environmentImages(executor, undefined) : undefined,
   });
   process.stdout.write((opts.json ? JSON.stringify(result, null, 2) : forTerminal(formatRepositoryCheck(result))) + '\n');
   return result.problems.length ? 1 : 0;

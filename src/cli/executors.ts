@@ -1,12 +1,12 @@
-import { DockerExecutor } from '../engine/execute/docker';
+import { createExecutor as createRegisteredExecutor, executorKindList, isExecutorKind, type ExecutorOptions } from '../engine/execute/create-executor';
 import { environmentImages as environmentImagesLogged } from '../engine/execute/environment-images';
-import { LocalExecutor } from '../engine/execute/local';
 import type { Executor } from '../engine/execute/types';
 import type { LanguageId } from '../engine/languages';
 
-export async function createExecutor(kind: 'docker' | 'local'): Promise<Executor> {
-  if (kind !== 'docker' && kind !== 'local') throw new Error(`--executor ${kind as string}: use docker or local`);
-  return kind === 'local' ? new LocalExecutor() : DockerExecutor.create();
+/** `--executor KIND`: one of the engine's registered kinds (execute/create-executor.ts), said as the option. */
+export async function createExecutor(kind: string, options: ExecutorOptions = {}): Promise<Executor> {
+  if (!isExecutorKind(kind)) throw new Error(`--executor ${kind}: use ${executorKindList()}`);
+  return createRegisteredExecutor(kind, options);
 }
 
 /** docker: each repository's environment image, built once (see the engine's `environmentImages`); said on stderr. */

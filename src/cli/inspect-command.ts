@@ -1,5 +1,6 @@
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
+import { repositoryNameOf } from '../engine/tasks/task-path';
 import { verifyTask, type TaskIssue } from '../engine/tasks/verify';
 
 /** Loads task files (ours or the release's) and says what is in them and what could not be read. */
@@ -10,7 +11,7 @@ export async function runInspect(files: string[], json: boolean): Promise<number
   for (const t of tasks) {
     const entry = (byLanguage[t.language] ??= { tasks: 0, repositories: new Set() });
     entry.tasks++;
-    entry.repositories.add(t.task.file_path.split('/')[0]);
+    entry.repositories.add(repositoryNameOf(t.task));
     for (const issue of verifyTask(t.task, t.language)) issues[issue]++;
   }
   if (json) {

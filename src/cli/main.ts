@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { checkEnvironment, formatEnvironment } from '../engine/environment';
+import { executorKindList, isExecutorKind } from '../engine/execute/create-executor';
 import { forTerminal } from '../engine/util/terminal';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
@@ -89,7 +90,7 @@ export function buildProgram(): Command {
     .option('--keep-sandboxes', 'keep each disposable copy (its path is in the result) for inspection')
     .option('--no-progress', 'do not show progress')
     .action(async (tasks: string[], opts) => {
-      if (opts.executor !== 'docker' && opts.executor !== 'local') throw new Error(`--executor ${opts.executor}: use docker or local`);
+      if (!isExecutorKind(opts.executor)) throw new Error(`--executor ${opts.executor}: use ${executorKindList()}`);
       process.exitCode = await runRun(tasks, opts, interruptSignal());
     });
 

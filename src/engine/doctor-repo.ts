@@ -3,7 +3,6 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { copyRepository } from './execute/copy-repository';
 import { firstErrorLine } from './execute/evaluate';
-import { LocalExecutor } from './execute/local';
 import { NOT_COPIED } from './execute/sandbox';
 import { DEFAULT_LIMITS, type Executor, type PhaseCommand } from './execute/types';
 import { adapterFor } from './languages';
@@ -132,8 +131,9 @@ function fixFor(language: LanguageId, repoDir: string): string {
  * fetch when they are built.
  */
 async function rustDependencies(language: LanguageId, opts: RepositoryCheckOptions, copy: string): Promise<FetchResult | null> {
-  if (language !== 'rust' || !(opts.executor instanceof LocalExecutor)) return null;
-  return fetchDependencies({ copyDir: copy, projectRoot: copy, bwrap: opts.executor.bubblewrap, signal: opts.signal });
+  const host = opts.executor.capabilities.hostFetch;
+  if (language !== 'rust' || !host) return null;
+  return fetchDependencies({ copyDir: copy, projectRoot: copy, bwrap: host.bubblewrap, signal: opts.signal });
 }
 
 async function checkLanguage(repoDir: string, language: LanguageId, opts: RepositoryCheckOptions): Promise<RepositoryLanguageCheck> {
@@ -193,7 +193,7 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
     const check = await checkLanguage(dir, language, opts);
     if (language === 'ruby') rubyRepositoryFacts(check, dir);
     if (language === 'php') {
-      const php = await phpRepositoryFacts(dir, opts.executor.kind);
+      const php = await phpRepositoryFacts(dir, opts.executor.capabilities.hostToolchains);
       check.notes = [...(check.notes ?? []), ...php.notes];
       check.problems.push(...php.problems);
     }

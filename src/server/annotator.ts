@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import type { CancellationToken } from 'vscode-languageserver/node';
 import { ANNOTATION_LABELS, AnnotationStore, defaultExportFile, exportAnnotatedResults, resultsFile } from '../engine/store/annotations';
-import { focalSourceIn, readCheckouts, rememberCheckout, repositoryNameOf } from '../engine/store/checkout-map';
+import { focalSourceIn, readCheckouts, rememberCheckout } from '../engine/store/checkout-map';
+import { repositoryLabelOf } from '../engine/tasks/task-path';
 import type { LineAt } from '../engine/store/jsonl-scan';
 import { readResultAt, scanResultRows } from '../engine/store/result-rows';
 import {
@@ -65,7 +66,7 @@ export function registerAnnotator({ connection }: ServerState): void {
 
   connection.onRequest(ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
     const r = recordOf(p.runDir, p.key);
-    const repository = repositoryNameOf(r);
+    const repository = repositoryLabelOf(r);
     const mapped = readCheckouts(p.runDir)[repository];
     const extracted = r.repository?.path;
     const checkout = [mapped, extracted].find((d) => d && fs.existsSync(d) && fs.statSync(d).isDirectory());

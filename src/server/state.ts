@@ -4,8 +4,7 @@ import { TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import type { ContextRequest, LspContext } from '../engine/context/types';
-import { DockerExecutor } from '../engine/execute/docker';
-import { LocalExecutor } from '../engine/execute/local';
+import { createExecutor, isExecutorKind } from '../engine/execute/create-executor';
 import type { Executor } from '../engine/execute/types';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
 
@@ -42,7 +41,8 @@ export class ServerState {
   executor(kind: EngineSettings['executor']): Promise<Executor> {
     let e = this.executors.get(kind);
     if (!e) {
-      e = kind === 'docker' ? DockerExecutor.create() : Promise.resolve(new LocalExecutor());
+      // A value the settings do not know runs locally, the settings' default (as before the registry).
+      e = createExecutor(isExecutorKind(kind) ? kind : DEFAULT_ENGINE_SETTINGS.executor);
       // A failed start (no engine) is not cached: the user may start Podman and try again.
       e.catch(() => this.executors.delete(kind));
       this.executors.set(kind, e);

@@ -217,6 +217,8 @@ describe('hostile sandboxes: stale-sandbox reaping', () => {
  */
 class TamperingExecutor implements Executor {
   readonly kind = 'local' as const;
+  // Host toolchains, but no shared warm target (Rust): each run builds in its own copy, as the hook expects.
+  readonly capabilities = { hostToolchains: true };
   constructor(
     private readonly inner: LocalExecutor,
     private readonly after: (phase: PhaseCommand['phase'], sandboxDir: string, runs: number) => void,
@@ -699,6 +701,7 @@ func TestLeaveBehind(t *testing.T) {
     let seen = '';
     const spy: Executor = {
       kind: 'docker',
+      capabilities: executor.capabilities,
       info: (l) => executor.info(l),
       async open(spec: SessionSpec): Promise<Session> {
         const s = await executor.open(spec);

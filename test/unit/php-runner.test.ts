@@ -102,13 +102,13 @@ describe('PHPUnit runner by composer.json constraint', function () {
       const write = (constraint: string) =>
         fs.writeFileSync(path.join(repo, 'composer.json'), JSON.stringify({ 'require-dev': { 'phpunit/phpunit': constraint }, autoload: { classmap: ['legacy/', '../x'] } }));
       write('^11.5');
-      const ok = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      const ok = await phpRepositoryFacts(repo, true, [host9, local11]);
       assert.deepEqual(ok.problems, []);
       assert.ok(ok.notes.some((n) => /PHPUnit 11\.5\.19 \(project-local\).*\^11\.5/.test(n)), ok.notes.join('\n'));
       assert.ok(ok.notes.includes('classmap: 2 classes in legacy'), ok.notes.join('\n'));
       assert.ok(ok.notes.some((n) => /"\.\.\/x" refused/.test(n)), ok.notes.join('\n'));
       write('^10.3');
-      const bad = await phpRepositoryFacts(repo, 'local', [host9, local11]);
+      const bad = await phpRepositoryFacts(repo, true, [host9, local11]);
       assert.equal(bad.problems[0]?.cause, 'runner-mismatch');
     } finally {
       fs.rmSync(repo, { recursive: true, force: true });

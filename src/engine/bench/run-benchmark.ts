@@ -12,6 +12,7 @@ import { summarizeByLanguage, type ResultRecord, type Summary } from '../store/r
 import { formatProblem } from '../tasks/jsonl';
 import { loadTasks } from '../tasks/load';
 import { checkTasks, loadManifest, type CheckedTasks } from '../tasks/manifest';
+import { repositoryNameOf } from '../tasks/task-path';
 import { acquireRunLock } from '../store/run-lock';
 import { runBench, type BenchHooks, type BenchProgress, type BenchSettings, type BenchTask } from './bench';
 
@@ -65,11 +66,6 @@ export interface BenchmarkOutcome {
   reports: { html?: string; markdown?: string; json?: string };
   /** `<repository name>` → absolute checkout path, as written to checkouts.json. */
   checkouts: Record<string, string>;
-}
-
-/** The repository a task belongs to: its recorded name, else the first segment of file_path. */
-export function repositoryNameOf(task: BenchTask['task']['task']): string {
-  return task.repository?.name || task.file_path.split('/')[0];
 }
 
 /** checkouts.json: where each repository of the run is, so a viewer can open the focal functions. */

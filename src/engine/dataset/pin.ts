@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { LANGUAGE_IDS, type LanguageId } from '../parse/grammars';
 import { loadManifest, type Manifest } from '../tasks/manifest';
 import type { TaskRecord } from '../tasks/record';
+import { pathInRepository, repositoryFolderOf, taskPathProblem } from '../tasks/task-path';
 import { GitError, defaultGitCache, ensureBareClone, git, headOf, isGitUrl, materializeCheckout, openLocalRepository } from './git';
 import { gitBlobSha1 } from './hash';
 
@@ -35,9 +36,8 @@ export interface FocalFile {
 export function focalFiles(tasks: readonly TaskRecord[], language: LanguageId, repoDir: string): FocalFile[] {
   const byKey = new Map<string, FocalFile>();
   for (const t of tasks) {
-    const [first, ...rest] = t.file_path.split('/');
-    if (first !== repoDir || t.language.toLowerCase() !== language || !rest.length) continue;
-    const file: FocalFile = { path: rest.join('/'), blob: gitBlobSha1(t.file_content), tasks: 0 };
+    if (taskPathProblem(t.file_path) || repositoryFolderOf(t) !== repoDir || t.language.toLowerCase() !== language) continue;
+    const file: FocalFile = { path: pathInRepository(t), blob: gitBlobSha1(t.file_content), tasks: 0 };
     const key = `${file.path}\0${file.blob}`;
     const seen = byKey.get(key) ?? file;
     seen.tasks++;
@@ -173,7 +173,7 @@ export function pinRepository(opts: PinOptions): PinResult {
   const { spec } = opts;
   const focal = focalFiles(opts.tasks, spec.language, spec.repoDir);
   if (!focal.length) {
-    const present = [...new Set(opts.tasks.filter((t) => t.language.toLowerCase() === spec.language).map((t) => t.file_path.split('/')[0]))];
+    const present = [...new Set(opts.tasks.filter((t) => t.language.toLowerCase() === spec.language).map((t) => repositoryFolderOf(t)))];
     throw new Error(`${spec.language}/${spec.repoDir}: no task of the records is in that repository (${spec.language} repositories there: ${present.join(', ') || 'none'})`);
   }
   const notes: string[] = [];

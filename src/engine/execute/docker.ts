@@ -4,9 +4,9 @@ import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import type { LanguageId } from '../parse/grammars';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
-import { findLanguageImage } from './images';
+import { buildEnvImage, findLanguageImage } from './images';
 import { CappedOutput } from './output';
-import type { Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
+import type { Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
 
 /** Labels on every container we start; `reapStaleContainers` finds leftovers of crashed runs by them. */
 export const CONTAINER_LABEL = {
@@ -148,6 +148,10 @@ export class DockerExecutor implements Executor {
     const engine = options.engine ?? (await connectEngine());
     await reapStaleContainers(engine.docker);
     return new DockerExecutor(engine, options);
+  }
+
+  get capabilities(): ExecutorCapabilities {
+    return { hostToolchains: false, buildEnvironmentImage: (repoDir, language) => buildEnvImage(this.engine.docker, repoDir, language, { onProgress: () => undefined }) };
   }
 
   private async imageFor(language: LanguageId, explicit?: string): Promise<string> {

@@ -1,11 +1,9 @@
 import * as path from 'node:path';
-import { DockerExecutor } from './docker';
-import { buildEnvImage } from './images';
 import type { Executor } from './types';
 import type { LanguageId } from '../languages';
 
 /**
- * docker: each repository runs in its environment image (its dependencies fetched once, at build
+ * An executor that runs images (docker): each repository runs in its environment image (its dependencies fetched once, at build
  * time), built on first use and reused by every task of that repository. `log` says when one is built:
  * the first task of a repository waits for it.
  */
@@ -16,12 +14,13 @@ export function environmentImages(
 ): (repoDir: string, language: LanguageId) => Promise<string | undefined> {
   const images = new Map<string, Promise<string>>();
   return async (repoDir, language) => {
-    if (explicit || !(executor instanceof DockerExecutor)) return explicit;
+    const build = executor.capabilities.buildEnvironmentImage;
+    if (explicit || !build) return explicit;
     const key = `${language}\0${repoDir}`;
     let image = images.get(key);
     if (!image) {
       log(`preparing the ${language} environment image for ${path.basename(repoDir)} (dependencies are fetched once)`);
-      image = buildEnvImage(executor.engine.docker, repoDir, language, { onProgress: () => undefined });
+      image = build(repoDir, language);
       images.set(key, image);
     }
     return image;

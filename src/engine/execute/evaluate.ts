@@ -102,7 +102,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     // Docker: the image's own tool versions (probed once per image) say which runner the phases use.
     // A probe that fails makes no claim: opening the session reports a missing image itself.
     const versions =
-      toolchain.environmentProblem && opts.executor.kind === 'docker'
+      toolchain.environmentProblem && !opts.executor.capabilities.hostToolchains
         ? await opts.executor.info(language, opts.image).then((i) => i.versions, () => undefined)
         : undefined;
     const known = toolchain.environmentProblem?.(ctx, versions) ?? null;

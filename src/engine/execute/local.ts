@@ -7,7 +7,7 @@ import { localPhpunitRunners } from '../languages/php/runners';
 import type { LanguageId } from '../parse/grammars';
 import { hostCargoHome, localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
-import type { ExecLimits, Executor, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
 import { which } from '../util/which';
 
 /**
@@ -226,6 +226,10 @@ export class LocalExecutor implements Executor {
 
   get isolated(): boolean {
     return this.bwrap !== null;
+  }
+
+  get capabilities(): ExecutorCapabilities {
+    return { hostToolchains: true, hostFetch: { bubblewrap: this.bwrap } };
   }
 
   /** The bubblewrap this executor confines commands with, or null when it runs them unconfined. */

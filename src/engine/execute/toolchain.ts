@@ -30,7 +30,7 @@ export interface RunContext {
    * Where the phases run. In a container, caches baked into the image can be used as they are: the
    * container's writes vanish with it. On the host, caches live in the sandbox.
    */
-  executorKind: 'docker' | 'local';
+  executorKind: string;
   /**
    * Folders inside the sandbox the test and coverage phases may write (absolute): `.xrt/home`,
    * `.xrt/tmp`, the report folder, and the toolchain's `writableDirs`. The rest of the copy is

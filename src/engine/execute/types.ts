@@ -66,7 +66,8 @@ export interface Session {
 }
 
 export interface ExecutorInfo {
-  kind: 'docker' | 'local';
+  /** The executor's registered kind (create-executor.ts): `local`, `docker`, … */
+  kind: string;
   /** e.g. `podman 4.3.1 (Docker API 1.41)` or `bubblewrap 0.8.0`. */
   engine: string;
   /** Tool versions where known: `go1.26.8`, `rustc 1.95.0`, … */
@@ -80,8 +81,34 @@ export interface SharedCache {
   seed(target: string): void;
 }
 
+/**
+ * What an executor can do, asked by the engine instead of its class or kind: a new executor states
+ * these and every call site follows (docs: "how to add an executor").
+ */
+export interface ExecutorCapabilities {
+  /**
+   * Phases run with this machine's installed toolchains, their caches kept in the sandbox (local);
+   * false: in images that bring their own toolchains and caches, whose tool versions `info(language,
+   * image)` reports (docker).
+   */
+  hostToolchains: boolean;
+  /**
+   * Trusted, networked steps the engine runs on the host before the sandboxed phases (Rust's dependency
+   * fetch into a warm shared build folder), confined by `bubblewrap` (null: unconfined). Absent where
+   * dependencies are fetched elsewhere (an environment image, at build time) or not shared.
+   */
+  hostFetch?: { bubblewrap: string | null };
+  /**
+   * Builds (or reuses) a repository's environment image, its dependencies fetched once, and names it.
+   * Absent where the executor runs no images.
+   */
+  buildEnvironmentImage?(repoDir: string, language: LanguageId): Promise<string>;
+}
+
 export interface Executor {
-  readonly kind: 'docker' | 'local';
+  /** The registered kind (create-executor.ts); recorded in results, never branched on: ask `capabilities`. */
+  readonly kind: string;
+  readonly capabilities: ExecutorCapabilities;
   /**
    * A build cache kept on the host across tasks (filled only by trusted warm-ups), or null where the
    * executor keeps caches elsewhere (in images).

@@ -1,5 +1,6 @@
 import type { FailureCategory } from '../score/types';
 import type { ResultRecord } from '../store/results';
+import { repositoryLabelOf } from '../tasks/task-path';
 
 /** What the mutation helper stores under `xrt.mutation`; null or absent when mutation testing did not run. */
 export interface MutationOutcome {
@@ -67,7 +68,7 @@ export function toSlot(r: ResultRecord): Slot {
     sample: x.sample ?? 0,
     round: x.round ?? 0,
     language: x.language,
-    repository: String(r.file_path ?? '').split('/')[0] || '(unknown)',
+    repository: repositoryLabelOf(r),
     // Records written before generation recorded its origin have none: the release's standard prompt.
     mode: x.mode ?? 'standard',
     model: baseline ? BASELINE_MODEL : (x.model ?? x.provider ?? '(unknown)'),

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { TaskRecord } from '../tasks/record';
-import { focalFileIn, taskPathProblem } from '../tasks/task-path';
+import { focalFileIn, repositoryNameOf, taskPathProblem } from '../tasks/task-path';
 
 /**
  * A run folder's `checkouts.json`: `{"<repository name>": "<absolute checkout path>"}`, written by the
@@ -12,11 +12,6 @@ export type CheckoutMap = Record<string, string>;
 
 export function checkoutsFile(runDir: string): string {
   return path.join(runDir, 'checkouts.json');
-}
-
-/** The repository a task belongs to: its pinned name, else the first segment of its file path. */
-export function repositoryNameOf(task: Pick<TaskRecord, 'repository' | 'file_path'>): string {
-  return task.repository?.name ?? task.file_path.split('/')[0];
 }
 
 export function readCheckouts(runDir: string): CheckoutMap {

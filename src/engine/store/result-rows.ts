@@ -1,7 +1,7 @@
 import { isResultRecord } from '../report/load';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import { type Annotation, resultKey } from './annotations';
-import { repositoryNameOf } from './checkout-map';
+import { repositoryLabelOf } from '../tasks/task-path';
 import { readLineAt, scanJsonl, type LineAt } from './jsonl-scan';
 import type { ResultRecord } from './results';
 
@@ -44,7 +44,7 @@ export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
   return {
     key: resultKey(r),
     language: r.xrt.language,
-    repository: repositoryNameOf(r),
+    repository: repositoryLabelOf(r),
     functionName: r.function_name,
     filePath: r.file_path,
     outcome: outcomeOf(r),

@@ -54,15 +54,56 @@ export function checkTaskPath(filePath: unknown): string {
   return filePath as string;
 }
 
-/** The repository folder: the first segment of a checked `file_path`. */
-export function repositoryFolderOf(filePath: string): string {
-  return checkTaskPath(filePath).split('/')[0];
+/** A task record, or a result record read back, as far as its repository and path go. */
+export interface TaskPathFields {
+  file_path: unknown;
+  repository?: { name?: unknown } | null;
 }
 
-/** The focal file's path inside its repository, '/'-separated: `file_path` without its first segment. */
-export function pathInRepository(filePath: string): string {
-  return checkTaskPath(filePath).split('/').slice(1).join('/');
+/** A task's `file_path`, or the path itself; anything else goes on to be refused by `checkTaskPath`. */
+const filePathOf = (task: string | Pick<TaskPathFields, 'file_path'>): unknown => (task !== null && typeof task === 'object' ? task.file_path : task);
+
+/**
+ * The repository folder: the first segment of a checked `file_path` — where the focal file is (the
+ * checkout's folder in a manifest or `--repos`, the release's published folder).
+ */
+export function repositoryFolderOf(task: string | Pick<TaskPathFields, 'file_path'>): string {
+  return checkTaskPath(filePathOf(task)).split('/')[0];
 }
+
+/** The focal file's path inside its repository, '/'-separated: a checked `file_path` without its first segment. */
+export function pathInRepository(task: string | Pick<TaskPathFields, 'file_path'>): string {
+  return checkTaskPath(filePathOf(task)).split('/').slice(1).join('/');
+}
+
+/**
+ * The name a task's repository goes by (checkouts.json's keys, the report's and the annotator's
+ * repository, `inspect`), by one rule: its pinned `repository.name` when that is one plain folder name,
+ * else the first segment of its checked `file_path`; null when neither is usable.
+ *
+ * The rule replaces two that differed only on records no extraction writes (extraction makes the
+ * name and the path's first segment from one value; the release's records have no name): an empty
+ * name was kept by one (`??`) and skipped by the other (`||`), and neither checked what it split. An
+ * empty or otherwise unusable name (a result record read back is input too) now falls back to the
+ * path's folder, and a path that breaks the rule gives no name rather than a piece of it ("..", "").
+ */
+export function repositoryNameOrNull(task: TaskPathFields): string | null {
+  const name = task.repository?.name;
+  if (typeof name === 'string' && !repositoryNameProblem(name)) return name;
+  return taskPathProblem(task.file_path) ? null : (task.file_path as string).split('/')[0];
+}
+
+/** `repositoryNameOrNull` for a task that must have one: throws TaskPathError naming the path and the rule. */
+export function repositoryNameOf(task: TaskPathFields): string {
+  return repositoryNameOrNull(task) ?? repositoryFolderOf(task);
+}
+
+/** What results, reports and the annotator show for a record's repository: its name, or `(unknown)`. */
+export function repositoryLabelOf(task: TaskPathFields): string {
+  return repositoryNameOrNull(task) ?? UNKNOWN_REPOSITORY;
+}
+
+export const UNKNOWN_REPOSITORY = '(unknown)';
 
 /**
  * `root` joined with a checked relative path, and proved to stay inside `root` (lexically: links

@@ -1,6 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { children, field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
+import { repositoryNameOrNull } from '../../tasks/task-path';
 import { enclosingAll, guessFromName, LITERAL, withFocalSite } from './common';
 
 /*
@@ -150,7 +151,7 @@ export async function juliaBaselineTest(task: TaskRecord): Promise<string> {
   return withFocalSite(task, 'julia', ['function_definition', 'assignment'], nameOf, ({ root, fn }) => {
     const own = moduleNames(fn);
     const focalModule = (task.metadata.module as string | undefined) || own.join('.');
-    const pkg = focalModule.split('.')[0] || task.file_path.split('/')[0].replace(/\.jl$/, '');
+    const pkg = focalModule.split('.')[0] || (repositoryNameOrNull(task) ?? '').replace(/\.jl$/, '');
     const b = new JuliaBuilder(root, focalModule);
     const call = signatureCall(fn);
     const subst = new Map<string, string>();

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readSandboxFile } from '../../execute/safe-fs';
-import type { Executor } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import type { ComposerJson } from './autoload';
 import { scanClassmap } from './classmap';
@@ -14,7 +13,8 @@ import { chooseRunner, localPhpunitRunners, phpunitConstraint, type PhpunitRunne
  */
 export async function phpRepositoryFacts(
   repoDir: string,
-  executor: Executor['kind'],
+  /** The executor runs the host's toolchains (local), so the host's PHPUnits are chosen from; else the image's. */
+  hostToolchains: boolean,
   runners: PhpunitRunner[] = localPhpunitRunners(),
 ): Promise<{ notes: string[]; problems: EnvironmentProblem[] }> {
   const notes: string[] = [];
@@ -29,7 +29,7 @@ export async function phpRepositoryFacts(
   const constraint = phpunitConstraint(composer);
   if (fs.existsSync(path.join(repoDir, 'vendor', 'bin', 'phpunit'))) {
     notes.push('runner: the project\'s own vendor/bin/phpunit (Composer chose it for the constraint)');
-  } else if (executor === 'local') {
+  } else if (hostToolchains) {
     const choice = chooseRunner(constraint, runners);
     if ('problem' in choice) problems.push(choice.problem);
     else notes.push(`runner: PHPUnit ${choice.runner ? `${choice.runner.version} (${choice.runner.origin})` : 'none found'} for ${constraint === null ? 'no phpunit/phpunit constraint' : `phpunit/phpunit "${constraint}"`}${choice.note ? `; ${choice.note}` : ''}`);

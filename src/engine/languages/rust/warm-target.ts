@@ -2,11 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LocalExecutor } from '../../execute/local';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
+import { repositoryNameOrNull } from '../../tasks/task-path';
 import { pidAlive } from '../../util/process-namespace';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 
@@ -143,7 +143,7 @@ export interface WarmTargetPlan {
   targetInSandbox: string;
 }
 
-async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExecutor, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
+async function warmEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null }, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
   const dir = path.join(root, key);
   const release = await acquireLock(`${dir}.lock`);
   try {
@@ -153,7 +153,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
     const target = path.join(dir, 'target');
     fs.mkdirSync(target, { recursive: true });
     const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
-    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: executor.bubblewrap });
+    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap });
     // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
     // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
     const warm = await with_.run({ ...plan.command(target), writable: [target] });
@@ -191,7 +191,7 @@ function warmed(warm: PhaseResult): boolean {
 /** The checkout as the task names it (where extraction ran), else its folder name: for the reasons' fixes. */
 function repositoryHint(ctx: RunContext): string {
   const at = ctx.task.repository?.path;
-  return at && path.isAbsolute(at) ? at : ctx.task.file_path.split('/')[0] || 'the repository';
+  return at && path.isAbsolute(at) ? at : (repositoryNameOrNull(ctx.task) ?? 'the repository');
 }
 
 /** The toolchain a rust-toolchain(.toml) file of the copy names (at the package or above), if any. */
@@ -261,14 +261,16 @@ async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: War
  */
 export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem | null> {
   const executor = with_.executor;
-  if (ctx.executorKind === 'docker') return prepareInContainer(ctx, with_, plan);
-  if (!(executor instanceof LocalExecutor)) return null;
-  const root = executor.sharedCache('rust').dir;
+  if (!executor.capabilities.hostToolchains) return prepareInContainer(ctx, with_, plan);
+  const host = executor.capabilities.hostFetch;
+  const shared = host ? executor.sharedCache?.('rust') : null;
+  if (!host || !shared) return null;
+  const root = shared.dir;
   const key = warmKey(ctx, plan.flags);
   let ranHere: PhaseResult | null = null;
   let outcome = outcomes.get(key);
   if (!outcome) {
-    outcome = warmEntry(ctx, with_, executor, root, key, plan, (r) => (ranHere = r));
+    outcome = warmEntry(ctx, with_, host, root, key, plan, (r) => (ranHere = r));
     outcomes.set(key, outcome);
     // A run that broke off (cancelled, the executor gone) is tried again by the next slot.
     outcome.catch(() => outcomes.delete(key));
