@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { children, field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
-import { enclosingAll, guessFromName, LITERAL, withFocalSite } from './common';
+import { enclosingAll, guessFromName, LITERAL, withFocalSite } from '../../generate/baseline/common';
 
 /*
  * Julia baseline: `using Test` and the package, then a `@testset` whose one test is
