@@ -4,7 +4,7 @@ import { fileContext } from '../context/file';
 import type { ContextRequest, LspContext } from '../context/types';
 import { buildWindows, publishedWindows, type WindowOptions } from '../context/windows';
 import type { ContextMode } from '../generate/types';
-import { phpunitMajorFor } from '../languages/php/runners';
+import { adapterFor } from '../languages';
 import type { RetrievalBlockOptions } from './blocks';
 import { MissingContextError, type PromptContext } from './templates';
 
@@ -26,11 +26,9 @@ export interface GatherOptions {
 /** What `buildPrompt` needs for a task in a mode: the focal file, ranked windows, or LSP context. */
 export async function gatherContext(request: ContextRequest, mode: ContextMode, options: GatherOptions = {}): Promise<PromptContext> {
   const context = await modeContext(request, mode, options);
-  // PHP: the prompt names the runner's major version (attributes or annotations), when the checkout is here.
-  if (request.language === 'php' && request.repoDir) {
-    const major = phpunitMajorFor(request.repoDir, request.task.file_path);
-    if (major !== null) return { ...context, phpunitMajor: major };
-  }
+  // What the language's prompt reads from the checkout when it is here (PHP: the runner's major version).
+  const fromCheckout = adapterFor(request.language).prompt.contextFromCheckout;
+  if (fromCheckout && request.repoDir) return { ...context, ...fromCheckout(request.repoDir, request.task.file_path) };
   return context;
 }
 

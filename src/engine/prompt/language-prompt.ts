@@ -21,6 +21,11 @@ export interface LanguagePrompt {
   wrapsMethodInClass: boolean;
   /** Joins the test blocks of one reply into one file, where plain concatenation would not compile (PHP's `<?php` tags). */
   joinBlocks?(blocks: string[]): string;
+  /**
+   * What the prompt learns from the checkout, whatever the context mode (PHP: the PHPUnit major version,
+   * which decides how the requirements say to write data providers). `filePath` is the task's file_path.
+   */
+  contextFromCheckout?(repoDir: string, filePath: string): Partial<PromptContext>;
 }
 
 /** What the context modes put in front of the user prompt; each mode needs its own part. */

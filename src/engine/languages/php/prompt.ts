@@ -1,4 +1,5 @@
 import { systemPrompt, scopeOf, type LanguagePrompt } from '../../prompt/language-prompt';
+import { phpunitMajorFor } from './runners';
 
 /**
  * Where a generated PHP test is told to load Composer's autoloader from. The release's system prompt
@@ -26,6 +27,11 @@ export const phpPrompt: LanguagePrompt = {
   fenceTags: new Set(['php']),
   wrapsMethodInClass: true,
   joinBlocks: joinPhpBlocks,
+  // The runner's major version, when the checkout is here and a runner fits: the requirements name it.
+  contextFromCheckout: (repoDir, filePath) => {
+    const major = phpunitMajorFor(repoDir, filePath);
+    return major === null ? {} : { phpunitMajor: major };
+  },
   system: systemPrompt(
     'PHP',
     [
