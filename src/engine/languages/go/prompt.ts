@@ -1,4 +1,4 @@
-import { systemPrompt, scopeOf, type LanguagePrompt } from '../../prompt/language-prompt';
+import { scopeOf, systemPrompt, type LanguagePrompt } from '../../prompt/language-prompt';
 
 /** `restock` -> `Restock`: Go runs only test functions named `Test` + an upper-case letter. */
 function goTestName(functionName: string): string {

@@ -1,4 +1,4 @@
-import { systemPrompt, scopeOf, type LanguagePrompt } from '../../prompt/language-prompt';
+import { scopeOf, systemPrompt, type LanguagePrompt } from '../../prompt/language-prompt';
 import { phpunitMajorFor } from './runners';
 
 /**
