@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
-import { extractTest, fencedBlocks, MAX_BLOCKS, stripDocblockAfterDeclare } from '../../src/engine/prompt/extract-test';
+import { stripDocblockAfterDeclare } from '../../src/engine/languages/php/prompt';
+import { extractTest, fencedBlocks, MAX_BLOCKS } from '../../src/engine/prompt/extract-test';
 
 const fence = (tag: string, body: string): string => '```' + tag + '\n' + body + '\n```';
 

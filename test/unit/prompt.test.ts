@@ -10,10 +10,11 @@ import type { LspContext } from '../../src/engine/context/types';
 import { buildWindows } from '../../src/engine/context/windows';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { ContextMode } from '../../src/engine/generate/types';
+import { PHP_AUTOLOAD_LINE } from '../../src/engine/languages/php/prompt';
 import { phpunitMajorFor } from '../../src/engine/languages/php/runners';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { gatherContext } from '../../src/engine/prompt/context';
-import { buildPrompt, MissingContextError, PHP_AUTOLOAD_LINE, renderLspBlock, systemPromptFor, userPromptFor } from '../../src/engine/prompt/templates';
+import { buildPrompt, MissingContextError, renderLspBlock, systemPromptFor, userPromptFor } from '../../src/engine/prompt/templates';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixture, REPO_ROOT } from '../helpers/paths';
 

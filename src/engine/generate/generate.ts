@@ -1,5 +1,6 @@
 import type { Evaluation } from '../execute/evaluate';
 import { feedbackOf } from '../execute/feedback';
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import { extractTest } from '../prompt/extract-test';
 import { redact } from '../util/redact';
@@ -20,11 +21,9 @@ export interface GenerateOptions {
   signal?: AbortSignal;
 }
 
-const FENCE: Record<LanguageId, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
-
 /** `code` in a fenced block tagged with the language, as prompts and replies carry tests. */
 export function fencedTest(language: LanguageId, code: string): string {
-  return '```' + FENCE[language] + '\n' + code + '\n```';
+  return '```' + adapterFor(language).prompt.fence + '\n' + code + '\n```';
 }
 
 /**
@@ -44,7 +43,7 @@ export function repairPrompt(language: LanguageId, testCode: string, feedback: s
     redact(feedback),
     '```',
     '',
-    `Reply with the complete fixed test in one \`\`\`${FENCE[language]} block.`,
+    `Reply with the complete fixed test in one \`\`\`${adapterFor(language).prompt.fence} block.`,
   ].join('\n');
 }
 

@@ -1,6 +1,12 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Toolchain } from '../execute/toolchain';
+import type { MutationEditsFor } from '../mutate/types';
 import type { LanguageId } from '../parse/grammars';
+import type { LanguagePrompt } from '../prompt/language-prompt';
+import type { LanguageFailureRules } from '../score/failure-rules';
+import type { LanguageInvocation } from '../score/invocation-target';
+import type { LanguageTamperingRules } from '../score/tampering-rules';
+import type { TaskRecord } from '../tasks/record';
 
 export type { LanguageId };
 
@@ -78,8 +84,18 @@ export interface LanguageAdapter extends LanguageExtraction {
   toolchain: Toolchain;
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  /** The compiler's and runner's messages that tell a failure's category (Appendix J; score/failure.ts classifies). */
+  failureRules: LanguageFailureRules;
+  /** Whether a test calls the focal function, and how a call site spells it (METRICS.md IR; score/invocation.ts parses). */
+  invocation: LanguageInvocation;
+  /** The known ways a test forges its score in this runner (score/tampering.ts adds the generic cross-checks). */
+  tampering: LanguageTamperingRules;
+  /** The mutation operators' edits of the focal function (METRICS.md item 6; mutate/mutants.ts filters and caps). */
+  mutationOperators: MutationEditsFor;
+  /** The offline baseline: one deterministic test from the task record alone (generate/baseline/ serves it as a provider). */
+  baseline(task: TaskRecord): Promise<string>;
+  /** The paper's prompt template and the fences replies are read by (prompt/templates.ts, prompt/extract-test.ts). */
+  prompt: LanguagePrompt;
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

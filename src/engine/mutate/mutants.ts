@@ -1,23 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Node, Tree } from 'web-tree-sitter';
 import { adapterFor } from '../languages';
-import { goMutationEdits } from '../languages/go/mutation';
-import { juliaMutationEdits } from '../languages/julia/mutation';
-import { phpMutationEdits } from '../languages/php/mutation';
-import { rubyMutationEdits } from '../languages/ruby/mutation';
-import { rustMutationEdits } from '../languages/rust/mutation';
 import type { LanguageId } from '../parse/grammars';
 import { parseWithDeadline } from '../parse/parse';
 import type { TaskRecord } from '../tasks/record';
-import { MUTATION_OPERATORS, type MutationEdit, type MutationEditsFor, type MutationOperator } from './types';
-
-const EDITS_FOR: Record<LanguageId, MutationEditsFor> = {
-  go: goMutationEdits,
-  rust: rustMutationEdits,
-  php: phpMutationEdits,
-  ruby: rubyMutationEdits,
-  julia: juliaMutationEdits,
-};
+import { MUTATION_OPERATORS, type MutationEdit, type MutationOperator } from './types';
 
 export const DEFAULT_MAX_MUTANTS = 40;
 
@@ -77,7 +64,8 @@ export async function mutationEdits(task: TaskRecord, language: LanguageId): Pro
   try {
     const fn = focalNode(tree, task, language);
     const { start_line, end_line } = task.function_component;
-    return EDITS_FOR[language](fn)
+    // The language's operators (languages/<id>/mutation.ts), from its adapter.
+    return adapterFor(language).mutationOperators(fn)
       .filter((e) => e.line >= start_line && e.line <= end_line && e.replacement !== e.original)
       .sort(bySourceOrder);
   } finally {

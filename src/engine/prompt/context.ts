@@ -2,7 +2,7 @@ import { contextDeps, type ContextSettings } from '../context/deps';
 import { checkNeeds, contextModeSpec, type ContextDeps, type ContextMode } from '../context/modes';
 import type { ContextRequest } from '../context/types';
 import type { Prompt } from '../generate/types';
-import { phpunitMajorFor } from '../languages/php/runners';
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import type { TaskRecord } from '../tasks/record';
 import { buildPrompt, type PromptContext } from './templates';
@@ -16,11 +16,9 @@ export interface GatherOptions extends ContextDeps {
 export async function gatherContext(request: ContextRequest, mode: ContextMode, options: GatherOptions = {}): Promise<PromptContext> {
   checkNeeds(mode, options);
   const context: PromptContext = await contextModeSpec(mode).gather(request, options, options.signal);
-  // PHP: the prompt names the runner's major version (attributes or annotations), when the checkout is here.
-  if (request.language === 'php' && request.repoDir) {
-    const major = phpunitMajorFor(request.repoDir, request.task.file_path);
-    if (major !== null) return { ...context, phpunitMajor: major };
-  }
+  // What the language's prompt reads from the checkout when it is here (PHP: the runner's major version).
+  const fromCheckout = adapterFor(request.language).prompt.contextFromCheckout;
+  if (fromCheckout && request.repoDir) return { ...context, ...fromCheckout(request.repoDir, request.task.file_path) };
   return context;
 }
 

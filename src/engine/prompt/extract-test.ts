@@ -1,13 +1,5 @@
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
-
-/** Fence tags taken as the task's language (lower-cased); an untagged fence counts too. */
-const FENCE_TAGS: Record<LanguageId, ReadonlySet<string>> = {
-  rust: new Set(['rust', 'rs']),
-  go: new Set(['go', 'golang']),
-  php: new Set(['php']),
-  ruby: new Set(['ruby', 'rb']),
-  julia: new Set(['julia', 'jl']),
-};
 
 /** The release joins at most this many blocks (preprocess_utils.py). */
 export const MAX_BLOCKS = 10;
@@ -56,47 +48,17 @@ export function fencedBlocks(reply: string): FencedBlock[] {
  * yields that block. With no block of the language, the whole reply, trimmed, is the test.
  */
 export function extractTest(reply: string, language: LanguageId): string {
-  const tags = FENCE_TAGS[language];
+  // The language's fence tags and, where blocks cannot simply be concatenated, its way of joining them (PHP).
+  const { fenceTags: tags, joinBlocks } = adapterFor(language).prompt;
   const bodies = fencedBlocks(reply)
     .filter((b) => b.tag === '' || tags.has(b.tag))
     .map((b) => trimBlankLines(b.body))
     .filter((b) => b !== '')
     .slice(0, MAX_BLOCKS);
   if (bodies.length === 0) return reply.trim();
-  return language === 'php' ? joinPhpBlocks(bodies) : bodies.join('\n\n');
+  return joinBlocks ? joinBlocks(bodies) : bodies.join('\n\n');
 }
 
 function trimBlankLines(text: string): string {
   return text.replace(/^(?:[ \t]*\r?\n)+/, '').replace(/\s+$/, '');
-}
-
-const OPEN_TAG = /^\s*<\?php\b\s*/;
-const STRICT_TYPES = /^\s*declare\s*\(\s*strict_types\s*=\s*1\s*\)\s*;[ \t]*(?:\r?\n)?/;
-
-/**
- * PHP blocks joined into one file: only the first block keeps its `<?php` (another would be a parse
- * error) and its `declare(strict_types=1);` (it must be the file's first statement); a closing `?>`
- * at the end of a block would turn the next block into HTML output, so it goes.
- */
-function joinPhpBlocks(blocks: string[]): string {
-  const parts = blocks.map((b, i) => {
-    let code = b.replace(/\?>\s*$/, '').replace(/\s+$/, '');
-    if (i > 0 && OPEN_TAG.test(code)) {
-      code = code.replace(OPEN_TAG, '');
-      code = code.replace(STRICT_TYPES, '');
-    }
-    return code;
-  });
-  return stripDocblockAfterDeclare(parts.join('\n\n'));
-}
-
-/**
- * The release's PHP post-processing (preprocess_utils.py): a docblock between
- * `declare(strict_types=1);` and `namespace` is removed; the blank line between them is kept.
- */
-export function stripDocblockAfterDeclare(code: string): string {
-  return code.replace(
-    /(declare\s*\(\s*strict_types\s*=\s*1\s*\)\s*;)(\s*)(?:\/\*\*[\s\S]*?\*\/\s*)+(?=namespace\b)/,
-    (_m, declare: string, space: string) => `${declare}${space.includes('\n\n') ? '\n\n' : space || '\n'}`,
-  );
 }

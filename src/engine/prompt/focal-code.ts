@@ -1,3 +1,4 @@
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import type { TaskRecord } from '../tasks/record';
 
@@ -22,9 +23,9 @@ export function indent(code: string, prefix: string): string {
 /**
  * The focal code as the prompt shows it. With a class signature, the method is wrapped in it as the
  * release does — `"{class_signature} {\n<focal code indented 4>\n}"` — so the model sees which type it
- * belongs to. Go is left alone: its "class signature" is the receiver type (`*Inventory`), already in
- * the method's own header. Ruby gets the same braces as every language in the release (it is a
- * reading aid, not code to compile).
+ * belongs to. A language whose prompt says `wrapsMethodInClass: false` is left alone (Go: its "class
+ * signature" is the receiver type (`*Inventory`), already in the method's own header). Ruby gets
+ * the same braces as every language in the release (it is a reading aid, not code to compile).
  *
  * Our focal code is whole lines, so a method carries its indentation inside the type; it is dedented
  * before the wrapper's four spaces go on. (The release's focal code is the node's text, whose first
@@ -32,6 +33,6 @@ export function indent(code: string, prefix: string): string {
  */
 export function focalCodeForPrompt(task: TaskRecord, language: LanguageId): string {
   const signature = typeof task.metadata.class_signature === 'string' ? task.metadata.class_signature.trim() : '';
-  if (!signature || language === 'go') return task.focal_code;
+  if (!signature || !adapterFor(language).prompt.wrapsMethodInClass) return task.focal_code;
   return `${signature} {\n${indent(dedent(task.focal_code), '    ')}\n}`;
 }

@@ -1,40 +1,9 @@
-import { goFailureRules } from '../languages/go/failures';
-import { juliaFailureRules } from '../languages/julia/failures';
-import { phpFailureRules } from '../languages/php/failures';
-import { rubyFailureRules } from '../languages/ruby/failures';
-import { rustFailureRules } from '../languages/rust/failures';
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../languages/types';
+import type { ApiHallucinationKind, FailurePattern, FailurePhase, LanguageFailureRules } from './failure-rules';
 import type { FailureCategory } from './types';
 
-/** The paper's Appendix J.3 sub-categories of API Hallucination. */
-export type ApiHallucinationKind = 'phantom-library' | 'non-existent-api' | 'signature-mismatch' | 'other';
-
-/** Which phase's output a pattern reads: the compile phase, or the test run. */
-export type FailurePhase = 'compile' | 'runtime';
-
-/** One recognisable error in a tool's output. */
-export interface FailurePattern {
-  /** Stable id, reported as the verdict's `rule` (`go-undefined`, `rust-E0308`, …). */
-  id: string;
-  phase: FailurePhase;
-  // Never 'environment': a log the test's code shaped (its own compile errors) must not take its slot out of N.
-  category: Exclude<FailureCategory, 'test-design-mocking' | 'tampering' | 'environment'>;
-  /** Only for API hallucination, where the message tells which kind it is. */
-  subcategory?: ApiHallucinationKind;
-  /** Matched against the readable log (multi-line allowed); must not be global or sticky. */
-  regex: RegExp;
-}
-
-/** Everything a language contributes to failure classification. */
-export interface LanguageFailureRules {
-  patterns: readonly FailurePattern[];
-  /**
-   * The text the tool meant for people, from a phase's raw output. Tools that speak JSON (cargo's
-   * `--message-format=json`, `go test -json`) carry the real messages inside strings, next to text
-   * (rustc's error explanations) that would match patterns it has nothing to do with.
-   */
-  readableLog?(phase: FailurePhase, output: string): string;
-}
+export type { ApiHallucinationKind, FailurePattern, FailurePhase, LanguageFailureRules };
 
 export interface FailureInput {
   language: LanguageId;
@@ -58,20 +27,10 @@ export interface FailureVerdict {
   subcategory?: ApiHallucinationKind;
 }
 
-const RULES: Record<LanguageId, LanguageFailureRules> = {
-  go: goFailureRules,
-  rust: rustFailureRules,
-  php: phpFailureRules,
-  ruby: rubyFailureRules,
-  julia: juliaFailureRules,
-};
-
+/** The language's failure rules, from its adapter (languages/<id>/failures.ts). */
 export function failureRulesFor(language: LanguageId): LanguageFailureRules {
-  return RULES[language];
+  return adapterFor(language).failureRules;
 }
-
-/** J.2: compilation in Rust and Go includes type checking and name resolution; elsewhere it is a syntax check. */
-const STATIC_LANGUAGES: ReadonlySet<LanguageId> = new Set<LanguageId>(['rust', 'go']);
 
 type PatternCategory = FailurePattern['category'];
 
@@ -102,8 +61,9 @@ export function classifyFailure(input: FailureInput): FailureVerdict | null {
   if (input.testCode.trim() === '' || NO_TESTS_GENERATED.test(input.compileLog) || NO_TESTS_GENERATED.test(input.testLog)) {
     return { category: 'syntactic-compilation', rule: 'empty-test' };
   }
-  const rules = RULES[input.language];
-  const isStatic = STATIC_LANGUAGES.has(input.language);
+  const rules = failureRulesFor(input.language);
+  // J.2: where compiling includes type checking and name resolution, its errors are tried first.
+  const isStatic = rules.typeCheckedCompile;
   if (!input.compiled) {
     return classifyLog(rules, 'compile', input.compileLog, isStatic ? COMPILE_ORDER_STATIC : COMPILE_ORDER_DYNAMIC);
   }

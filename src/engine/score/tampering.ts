@@ -1,14 +1,13 @@
 import * as path from 'node:path';
-import { goTamperingRules } from '../languages/go/tampering';
-import { juliaTamperingRules } from '../languages/julia/tampering';
-import { phpTamperingRules } from '../languages/php/tampering';
-import { rubyTamperingRules } from '../languages/ruby/tampering';
-import { rustTamperingRules } from '../languages/rust/tampering';
+import { adapterFor } from '../languages';
 import type { LanguageId } from '../languages/types';
 import { parseWithDeadline } from '../parse/parse';
 import { readSandboxFile, SandboxFileError } from '../execute/safe-fs';
 import type { PhaseResult } from '../execute/types';
+import type { Finding, LanguageTamperingRules, TamperingSign } from './tampering-rules';
 import type { FailureCategory, FocalCoverage, TestReport } from './types';
+
+export type { Finding, LanguageTamperingRules, TamperingSign };
 
 /**
  * Detecting a test that forges its own score (METRICS.md, "tampering"; docs/execution.md).
@@ -20,48 +19,9 @@ import type { FailureCategory, FocalCoverage, TestReport } from './types';
  * exit status, its own printed summary, or the tests the code declares.
  */
 
-/** One known trick, found in the test's code with comments blanked out. */
-export interface TamperingSign {
-  /** Stable id, reported as the verdict's `rule` (`go-testmain-no-run`, `ruby-at-exit`, …). */
-  id: string;
-  /** Matched against the code without comments and string literals; must not be global or sticky. */
-  regex: RegExp;
-  /** Match against the code with its string literals (a report's file name, a runner's line). */
-  inStrings?: boolean;
-  /** What the trick does, completing "the test tampered with the harness: …". */
-  says: string;
-}
-
-/** What one language adds to the generic cross-checks. */
-export interface LanguageTamperingRules {
-  signs: readonly TamperingSign[];
-  /** Signs that need the syntax tree (Go: a TestMain that never calls m.Run). */
-  treeSigns?(code: string): Promise<Finding[]>;
-  /**
-   * Whether a test the runner reported can come from this code, and if not, why (a name the code does
-   * not declare, more examples than it can make). Null: nothing wrong, or nothing can be told.
-   */
-  unknownTests?(code: string, report: TestReport, sandbox?: { dir: string; focalFile: string }): Promise<Finding | null>;
-  /** The runner's own printed output disagrees with the report it wrote (PHPUnit's, RSpec's summary). */
-  outputDisagrees?(output: string, report: TestReport, outputTruncated: boolean): Finding | null;
-}
-
-export interface Finding {
-  rule: string;
-  says: string;
-  evidence?: string;
-}
-
-const RULES: Record<LanguageId, LanguageTamperingRules> = {
-  go: goTamperingRules,
-  rust: rustTamperingRules,
-  php: phpTamperingRules,
-  ruby: rubyTamperingRules,
-  julia: juliaTamperingRules,
-};
-
+/** The language's tampering rules, from its adapter (languages/<id>/tampering.ts). */
 export function tamperingRulesFor(language: LanguageId): LanguageTamperingRules {
-  return RULES[language];
+  return adapterFor(language).tampering;
 }
 
 /** Comment node types, per grammar: their text is blanked so a comment never counts as a sign. */
@@ -162,7 +122,7 @@ export interface TamperingInput {
 /** Every sign of tampering in one test run; empty when none. */
 export async function detectTampering(input: TamperingInput): Promise<Finding[]> {
   if (!input.testRan) return [];
-  const rules = RULES[input.language];
+  const rules = tamperingRulesFor(input.language);
   // Most telling first (the reason leads with it): the focal code changed, then what the run itself
   // contradicts (it proves the forgery happened), then the tricks seen in the code.
   const found: Finding[] = [];

@@ -1,38 +1,25 @@
+import { adapterFor } from '../../languages';
 import type { LanguageId } from '../../parse/grammars';
 import type { TaskRecord } from '../../tasks/record';
 import type { CompletionRequest, CompletionResult, Provider } from '../types';
-import { goBaselineTest } from './go';
-import { juliaBaselineTest } from './julia';
-import { phpBaselineTest } from './php';
-import { rubyBaselineTest } from './ruby';
-import { rustBaselineTest } from './rust';
 
 /*
  * The offline baseline: per language, one test built from the task record alone (the focal code, its
  * file, its signature and metadata) that constructs an argument per parameter type and calls the focal
  * function once, with an assertion no stronger than "it returned". It is a lower bound for the models,
- * not a model: it reads no prompt, learns nothing from a repair round, and costs nothing.
+ * not a model: it reads no prompt, learns nothing from a repair round, and costs nothing. Each
+ * language's builder is its adapter's `baseline` (languages/<id>/baseline.ts); the shared parts are in
+ * common.ts.
  */
-
-const BUILDERS: Record<LanguageId, (task: TaskRecord) => Promise<string>> = {
-  go: goBaselineTest,
-  rust: rustBaselineTest,
-  php: phpBaselineTest,
-  ruby: rubyBaselineTest,
-  julia: juliaBaselineTest,
-};
-
-/** The fence tag `extractTest` recognises for each language. */
-const FENCE: Record<LanguageId, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
 
 /** The baseline test for a task: deterministic (same task, byte-identical test). */
 export function baselineTest(task: TaskRecord, language: LanguageId): Promise<string> {
-  return BUILDERS[language](task);
+  return adapterFor(language).baseline(task);
 }
 
-/** The reply a model would give: one fenced block in the task's language. */
+/** The reply a model would give: one fenced block tagged as `extractTest` recognises the language. */
 export function baselineReply(test: string, language: LanguageId): string {
-  return `\`\`\`${FENCE[language]}\n${test.replace(/\n+$/, '')}\n\`\`\`\n`;
+  return `\`\`\`${adapterFor(language).prompt.fence}\n${test.replace(/\n+$/, '')}\n\`\`\`\n`;
 }
 
 export const baselineProvider: Provider = {

@@ -1,10 +1,12 @@
-import type { FailurePhase, LanguageFailureRules } from '../../score/failure';
+import type { FailurePhase, LanguageFailureRules } from '../../score/failure-rules';
 
 /**
  * Go compiler and runtime messages (go 1.26), as `go test -c` and `go test -json` print them.
  * Captured examples: test/data/failures/go/<id>.log.
  */
 export const goFailureRules: LanguageFailureRules = {
+  // The compile phase type-checks and resolves names (J.2): its API and type errors are tried first.
+  typeCheckedCompile: true,
   patterns: [
     // --- compile: API hallucination
     {

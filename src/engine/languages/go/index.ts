@@ -1,5 +1,11 @@
 import type { LanguageAdapter } from '../types';
+import { goBaselineTest } from './baseline';
 import { goExtraction } from './extract';
+import { goFailureRules } from './failures';
+import { goInvocation } from './invocation';
+import { goMutationEdits } from './mutation';
+import { goPrompt } from './prompt';
+import { goTamperingRules } from './tampering';
 import { goToolchain } from './toolchain';
 
 /**
@@ -11,8 +17,12 @@ export const goAdapter: LanguageAdapter = {
   toolchain: goToolchain,
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  failureRules: goFailureRules,
+  invocation: goInvocation,
+  tampering: goTamperingRules,
+  mutationOperators: goMutationEdits,
+  baseline: goBaselineTest,
+  prompt: goPrompt,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

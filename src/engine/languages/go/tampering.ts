@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
-import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
 
 /**
  * Go's test binary is the test's own process: TestMain decides whether the tests run and what the

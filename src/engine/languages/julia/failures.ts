@@ -1,4 +1,4 @@
-import type { LanguageFailureRules } from '../../score/failure';
+import type { LanguageFailureRules } from '../../score/failure-rules';
 
 /**
  * Julia (1.10-1.11) exception messages as `Test` prints them under "Error During Test" or Julia
@@ -7,6 +7,8 @@ import type { LanguageFailureRules } from '../../score/failure';
  * Julia's documented format and say so.
  */
 export const juliaFailureRules: LanguageFailureRules = {
+  // Compiling is a syntax check only (J.2): API and type errors surface when the test runs.
+  typeCheckedCompile: false,
   patterns: [
     // --- compile (parse check): syntax
     {

@@ -1,5 +1,11 @@
 import type { LanguageAdapter } from '../types';
+import { juliaBaselineTest } from './baseline';
 import { juliaExtraction } from './extract';
+import { juliaFailureRules } from './failures';
+import { juliaInvocation } from './invocation';
+import { juliaMutationEdits } from './mutation';
+import { juliaPrompt } from './prompt';
+import { juliaTamperingRules } from './tampering';
 import { juliaToolchain } from './toolchain';
 
 /**
@@ -11,8 +17,12 @@ export const juliaAdapter: LanguageAdapter = {
   toolchain: juliaToolchain,
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  failureRules: juliaFailureRules,
+  invocation: juliaInvocation,
+  tampering: juliaTamperingRules,
+  mutationOperators: juliaMutationEdits,
+  baseline: juliaBaselineTest,
+  prompt: juliaPrompt,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { named } from '../../parse/nodes';
-import type { InvocationTarget } from '../../score/invocation';
+import type { InvocationTarget, LanguageInvocation } from '../../score/invocation-target';
 import type { InvocationResult } from '../../score/types';
 
 /*
@@ -77,3 +77,14 @@ export function findInvocation(tree: Tree, _source: string, target: InvocationTa
   const strict = callees.some((c) => c.qualifier.length === 0 || allowed.has(c.qualifier[c.qualifier.length - 1]));
   return { invoked: true, strict };
 }
+
+/** `Base.show` -> `show`, `f{T}` -> `f`, `Base.:(==)` / `Base.:+` -> `==` / `+`: what a call site spells. */
+function bareNameOf(name: string): string {
+  const noParams = name.replace(/\{.*$/s, '');
+  const operator = /\.:\(?([^()]+)\)?$/.exec(noParams);
+  if (operator) return operator[1];
+  return noParams.replace(/^.*\./, '');
+}
+
+/** Julia's part of the invocation check (the adapter's `invocation`). */
+export const juliaInvocation: LanguageInvocation = { find: findInvocation, bareName: bareNameOf };

@@ -1,4 +1,4 @@
-import type { LanguageTamperingRules } from '../../score/tampering';
+import type { LanguageTamperingRules } from '../../score/tampering-rules';
 
 /**
  * Julia's counts come from a line our runner prints at the end of the test process: a test that

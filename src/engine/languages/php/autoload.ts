@@ -1,5 +1,8 @@
 import type { Classmap } from './classmap';
+import type { ComposerAutoload, ComposerJson } from './composer-json';
 import { projectRelative } from './composer-paths';
+
+export type { ComposerAutoload, ComposerJson };
 
 /**
  * A `vendor/autoload.php` built from composer.json alone, for projects whose dependencies are not
@@ -8,17 +11,6 @@ import { projectRelative } from './composer-paths';
  * maps, and `files` (required when present). composer.json is hostile: a path that is absolute, has
  * `..` or lies under vendor/ is left out (composer-paths.ts).
  */
-export interface ComposerAutoload {
-  'psr-4'?: Record<string, string | string[]>;
-  'psr-0'?: Record<string, string | string[]>;
-  classmap?: string[];
-  files?: string[];
-}
-
-export interface ComposerJson {
-  autoload?: ComposerAutoload;
-  'autoload-dev'?: ComposerAutoload;
-}
 
 function phpString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { readSandboxFile, SandboxFileError } from '../../execute/safe-fs';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
-import type { ComposerJson } from './autoload';
+import type { ComposerJson } from './composer-json';
 import { kindInProject, namesInProjectDir, projectRelative } from './composer-paths';
 
 /**

@@ -1,4 +1,4 @@
-import type { LanguageFailureRules } from '../../score/failure';
+import type { LanguageFailureRules } from '../../score/failure-rules';
 
 /**
  * PHP 8.2 errors as PHPUnit 9.6 prints them (`<Class>: <message>` under each numbered failure) and
@@ -19,6 +19,8 @@ const REMOVED_PHPUNIT_METHODS = [
 ];
 
 export const phpFailureRules: LanguageFailureRules = {
+  // Compiling is a syntax check only (J.2): API and type errors surface when the test runs.
+  typeCheckedCompile: false,
   patterns: [
     // --- compile (`php -l`): syntax
     {

@@ -1,5 +1,11 @@
 import type { LanguageAdapter } from '../types';
+import { phpBaselineTest } from './baseline';
 import { phpExtraction } from './extract';
+import { phpFailureRules } from './failures';
+import { phpInvocation } from './invocation';
+import { phpMutationEdits } from './mutation';
+import { phpPrompt } from './prompt';
+import { phpTamperingRules } from './tampering';
 import { phpToolchain } from './toolchain';
 
 /**
@@ -11,8 +17,12 @@ export const phpAdapter: LanguageAdapter = {
   toolchain: phpToolchain,
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  failureRules: phpFailureRules,
+  invocation: phpInvocation,
+  tampering: phpTamperingRules,
+  mutationOperators: phpMutationEdits,
+  baseline: phpBaselineTest,
+  prompt: phpPrompt,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

@@ -1,4 +1,4 @@
-import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
 import { stripVTControlCharacters as stripAnsi } from 'node:util';
 import { inheritedMethods } from './inherited-tests';
 

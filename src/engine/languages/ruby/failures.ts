@@ -1,4 +1,4 @@
-import type { LanguageFailureRules } from '../../score/failure';
+import type { LanguageFailureRules } from '../../score/failure-rules';
 
 /**
  * Ruby 3.1 exceptions as RSpec's progress formatter prints them (`NoMethodError:` on one line, the
@@ -13,6 +13,8 @@ import type { LanguageFailureRules } from '../../score/failure';
 const QUOTED_NAME = "[`'][^`'\\n]+'";
 
 export const rubyFailureRules: LanguageFailureRules = {
+  // Compiling is a syntax check only (J.2): API and type errors surface when the test runs.
+  typeCheckedCompile: false,
   patterns: [
     // --- compile (`ruby -c`): syntax
     {

@@ -1,5 +1,11 @@
 import type { LanguageAdapter } from '../types';
+import { rubyBaselineTest } from './baseline';
 import { rubyExtraction } from './extract';
+import { rubyFailureRules } from './failures';
+import { rubyInvocation } from './invocation';
+import { rubyMutationEdits } from './mutation';
+import { rubyPrompt } from './prompt';
+import { rubyTamperingRules } from './tampering';
 import { rubyToolchain } from './toolchain';
 
 /**
@@ -11,8 +17,12 @@ export const rubyAdapter: LanguageAdapter = {
   toolchain: rubyToolchain,
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  failureRules: rubyFailureRules,
+  invocation: rubyInvocation,
+  tampering: rubyTamperingRules,
+  mutationOperators: rubyMutationEdits,
+  baseline: rubyBaselineTest,
+  prompt: rubyPrompt,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
-import type { InvocationTarget } from '../../score/invocation';
+import type { InvocationTarget, LanguageInvocation } from '../../score/invocation-target';
 import type { InvocationResult } from '../../score/types';
 
 /*
@@ -249,3 +249,6 @@ export function findInvocation(tree: Tree, _source: string, target: InvocationTa
   });
   return { invoked: true, strict };
 }
+
+/** Ruby's part of the invocation check (the adapter's `invocation`). */
+export const rubyInvocation: LanguageInvocation = { find: findInvocation };

@@ -1,4 +1,4 @@
-import type { FailurePattern, FailurePhase, LanguageFailureRules } from '../../score/failure';
+import type { FailurePattern, FailurePhase, LanguageFailureRules } from '../../score/failure-rules';
 
 /**
  * rustc diagnostics (by error code) and libtest panic messages (rustc 1.95).
@@ -111,6 +111,8 @@ const RUNTIME_PATTERNS: FailurePattern[] = [
 ];
 
 export const rustFailureRules: LanguageFailureRules = {
+  // The compile phase type-checks and resolves names (J.2): its API and type errors are tried first.
+  typeCheckedCompile: true,
   patterns: [...API_PATTERNS, ...TYPE_PATTERNS, ...SYNTAX_PATTERNS, ...RUNTIME_PATTERNS],
   readableLog: rustReadableLog,
 };

@@ -1,5 +1,11 @@
 import type { LanguageAdapter } from '../types';
+import { rustBaselineTest } from './baseline';
 import { rustExtraction } from './extract';
+import { rustFailureRules } from './failures';
+import { rustInvocation } from './invocation';
+import { rustMutationEdits } from './mutation';
+import { rustPrompt } from './prompt';
+import { rustTamperingRules } from './tampering';
 import { rustToolchain } from './toolchain';
 
 /**
@@ -11,8 +17,12 @@ export const rustAdapter: LanguageAdapter = {
   toolchain: rustToolchain,
 
   // -- scoring: failure rules, invocation finder, tampering checks, mutation operators, baseline, prompt --
-
-
+  failureRules: rustFailureRules,
+  invocation: rustInvocation,
+  tampering: rustTamperingRules,
+  mutationOperators: rustMutationEdits,
+  baseline: rustBaselineTest,
+  prompt: rustPrompt,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

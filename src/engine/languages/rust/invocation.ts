@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, named } from '../../parse/nodes';
-import type { InvocationTarget } from '../../score/invocation';
+import type { InvocationTarget, LanguageInvocation } from '../../score/invocation-target';
 import type { InvocationResult } from '../../score/types';
 
 /*
@@ -182,3 +182,15 @@ export function findInvocation(tree: Tree, _source: string, target: InvocationTa
   }
   return { invoked: true, strict };
 }
+
+/** `src/triangle.rs` -> `triangle`; `src/shapes/mod.rs` -> `shapes`; `src/lib.rs`, `src/main.rs` -> ''. */
+function fileModuleOf(filePath: string): string {
+  const parts = filePath.split('/');
+  const file = parts[parts.length - 1] ?? '';
+  if (file === 'mod.rs') return parts[parts.length - 2] ?? '';
+  if (file === 'lib.rs' || file === 'main.rs') return '';
+  return file.replace(/\.rs$/, '');
+}
+
+/** Rust's part of the invocation check (the adapter's `invocation`). */
+export const rustInvocation: LanguageInvocation = { find: findInvocation, fileModule: fileModuleOf };

@@ -1,4 +1,4 @@
-import type { Finding, LanguageTamperingRules } from '../../score/tampering';
+import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
 
 /**
  * libtest runs inside the test's own executable and prints the verdict to the same stdout the test

@@ -2,7 +2,7 @@ import type { Node } from 'web-tree-sitter';
 import { children, field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
 import { repositoryNameOrNull } from '../../tasks/task-path';
-import { enclosingAll, guessFromName, LITERAL, withFocalSite } from './common';
+import { enclosingAll, guessFromName, LITERAL, withFocalSite } from '../../generate/baseline/common';
 
 /*
  * Julia baseline: `using Test` and the package, then a `@testset` whose one test is

@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
-import { LITERAL, pascalCase, withFocalSite } from './common';
+import { LITERAL, pascalCase, withFocalSite } from '../../generate/baseline/common';
 
 /*
  * Go baseline: an internal test (`package <pkg>`, so unexported names are reachable) that calls the

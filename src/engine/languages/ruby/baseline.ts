@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
-import { enclosing, guessFromName, indent, LITERAL, withFocalSite, type Guess } from './common';
+import { enclosing, guessFromName, indent, LITERAL, withFocalSite, type Guess } from '../../generate/baseline/common';
 
 /*
  * Ruby baseline: an RSpec example (spec_helper loads the project) that calls the focal method once

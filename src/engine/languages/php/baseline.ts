@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
-import { enclosing, indent, LITERAL, pascalCase, withFocalSite } from './common';
+import { enclosing, indent, LITERAL, pascalCase, withFocalSite } from '../../generate/baseline/common';
 
 /*
  * PHP baseline: a PHPUnit TestCase in the focal namespace, with the focal file's own `use` imports, so

@@ -1,7 +1,7 @@
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import type { TaskRecord } from '../../tasks/record';
-import { enclosing, enclosingAll, indent, LITERAL, snakeCase, withFocalSite } from './common';
+import { enclosing, enclosingAll, indent, LITERAL, snakeCase, withFocalSite } from '../../generate/baseline/common';
 
 /*
  * Rust baseline: a `#[cfg(test)] mod tests { use super::*; … }` (the runner puts it at the end of the
