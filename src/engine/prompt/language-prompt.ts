@@ -1,4 +1,4 @@
-import type { GatheredContext } from '../context/modes/types';
+import type { GatheredContext } from '../context/gathered';
 import type { TaskRecord } from '../tasks/record';
 
 /**

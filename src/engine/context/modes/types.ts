@@ -1,9 +1,12 @@
 import type { RetrievalBlockOptions } from '../../prompt/blocks';
 import type { Bm25Params } from '../bm25';
 import type { Embedder } from '../dense';
-import type { ContextRequest, LspContext, RetrievedWindow } from '../types';
+import type { GatheredContext } from '../gathered';
+import type { ContextRequest, LspContext } from '../types';
 import type { WindowOptions } from '../windows';
 import type { TaskRecord } from '../../tasks/record';
+
+export type { GatheredContext };
 
 /** Builds the paper's LSP context for one task: headless language servers, or the editor's (the bridge). */
 export type LspContextSource = (request: ContextRequest, signal?: AbortSignal) => Promise<LspContext>;
@@ -34,17 +37,6 @@ export interface ContextDeps {
 /** The dependencies a mode can require; checked before any task (`checkNeeds`). */
 export type ContextNeed = 'embedder' | 'lsp';
 
-/** What the modes put in front of the user prompt; each mode fills its own part. */
-export interface GatheredContext {
-  /** `file`: the focal file as `fileContext` gives it (Rust test items stripped). */
-  file?: string;
-  /** `bm25` / `dense`: the ranked windows, best first. */
-  windows?: RetrievedWindow[];
-  /** `lsp`: the three kinds of LSP context. */
-  lsp?: LspContext;
-  /** Bounds for the retrieval block. */
-  retrieval?: RetrievalBlockOptions;
-}
 
 /**
  * One context mode, whole: its id, what it requires, how it gathers a task's context, and the block
