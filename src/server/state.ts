@@ -8,6 +8,7 @@ import { DockerExecutor } from '../engine/execute/docker';
 import { LocalExecutor } from '../engine/execute/local';
 import type { Executor } from '../engine/execute/types';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
+import type { EditorRunFolder } from './editor-run';
 
 /**
  * Builds the paper's LSP context for a task; the bridge (editor first, headless servers second) sets it.
@@ -24,6 +25,8 @@ export class ServerState {
   workspaceFolders: string[] = [];
   /** Set by the bridge; mode `lsp` fails with a clear message without it. */
   lspContext: LspContextBuilder | undefined;
+  /** Where editor scorings are kept (the extension's storage for this workspace); none: kept nowhere. */
+  editorRun: EditorRunFolder | undefined;
   private readonly executors = new Map<string, Promise<Executor>>();
 
   constructor(
