@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
-import { evaluateTest } from '../engine/execute/evaluate';
-import { generateForTask } from '../engine/generate/generate';
 import type { GenerationRecord } from '../engine/generate/types';
+import { inProcessPool } from '../engine/schedule/in-process-pool';
 import { AppendLog } from '../engine/store/append-log';
+import { runTaskStep } from '../engine/task/run-task-step';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
 import { locateCheckout } from '../engine/tasks/manifest';
@@ -39,43 +39,44 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
   let cost = 0;
   let tokens = 0;
   let failed = 0;
-  let next = 0;
   const told = new Set<string>();
-  const worker = async (): Promise<void> => {
-    while (next < tasks.length && !signal.aborted) {
-      const t = tasks[next++];
-      const found = locateCheckout(t, { reposRoot: opts.repos, allowRecorded: opts.allowCheckouts });
-      const repoDir = found.checkout ?? undefined;
-      // Repair rounds need the checkout to run the tests: say once per repository why they will not run.
-      if (found.checkout === null && executor && !told.has(found.reason)) {
-        told.add(found.reason);
-        process.stderr.write(`repair rounds skipped: ${found.reason}\n`);
-      }
-      const prompt = await builder.promptFor(t, repoDir);
-      const records = await generateForTask(t.task, t.language, prompt, {
+  const step = async (t: (typeof tasks)[number]): Promise<void> => {
+    const found = locateCheckout(t, { reposRoot: opts.repos, allowRecorded: opts.allowCheckouts });
+    const repoDir = found.checkout ?? undefined;
+    // Repair rounds need the checkout to run the tests: say once per repository why they will not run.
+    if (found.checkout === null && executor && !told.has(found.reason)) {
+      told.add(found.reason);
+      process.stderr.write(`repair rounds skipped: ${found.reason}\n`);
+    }
+    const prompt = await builder.promptFor(t, repoDir);
+    // Generations only: tests are run just to ask for repairs, and nothing but the generations is kept.
+    const slots = await runTaskStep(
+      t,
+      {
         provider,
         params: decoding,
-        mode: prompt.mode,
-        samples: opts.samples,
-        repairRounds: opts.repairRounds,
-        signal,
-        evaluate:
-          executor && repoDir
-            ? (testCode) => evaluateTest(t.task, t.language, testCode, { executor, repoDir, signal })
-            : undefined,
-      });
-      for (const r of records) {
-        out.append(r);
-        cost += r.cost_usd ?? 0;
-        tokens += r.usage.inputTokens + r.usage.outputTokens;
-        if (r.error) failed++;
-      }
-      done++;
-      progress.update(done, tasks.length, `${tokens} tokens, $${cost.toFixed(4)}${failed ? `, ${failed} failed calls` : ''}`);
+        labels: { provider: provider.id, model: decoding.model, mode: prompt.mode },
+        prompt: async () => prompt,
+        evaluation: executor && repoDir ? { executor, checkout: repoDir } : undefined,
+      },
+      { samples: opts.samples, repairRounds: opts.repairRounds, mutation: false, results: false, signal },
+    );
+    for (const { generation: r } of slots) {
+      out.append(r);
+      cost += r.cost_usd ?? 0;
+      tokens += r.usage.inputTokens + r.usage.outputTokens;
+      if (r.error) failed++;
     }
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, tasks.length)) }, worker));
+    await inProcessPool.run(tasks, step, {
+      concurrency: opts.concurrency,
+      signal,
+      onResult: () => {
+        done++;
+        progress.update(done, tasks.length, `${tokens} tokens, $${cost.toFixed(4)}${failed ? `, ${failed} failed calls` : ''}`);
+      },
+    });
   } finally {
     progress.stop();
     out.close();

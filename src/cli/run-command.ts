@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
-import { evaluateTest } from '../engine/execute/evaluate';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
 import { locateCheckout } from '../engine/tasks/manifest';
-import { summarizeByLanguage, toResultRecord, type ResultRecord } from '../engine/store/results';
+import { inProcessPool } from '../engine/schedule/in-process-pool';
+import { summarizeByLanguage, type ResultRecord } from '../engine/store/results';
+import { scoreTest } from '../engine/task/run-task-step';
 import { acquireLockFile } from '../engine/store/run-lock';
 import { createExecutor, environmentImages } from './executors';
 import { createProgress } from './progress';
@@ -49,34 +50,37 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   const out = opts.out ? fs.openSync(opts.out, 'w') : null;
   const results: ResultRecord[] = [];
   const progress = createProgress('run', opts.progress);
-  let next = 0;
   let passed = 0;
-  const worker = async (): Promise<void> => {
-    while (next < generations.length && !signal.aborted) {
-      const g = generations[next++];
-      const repoDir = repositoryDir(g.task, opts.repos, opts.allowCheckouts);
-      const evaluation = await evaluateTest(g.task.task, g.task.language, g.testCode, {
+  const step = async (g: (typeof generations)[number]): Promise<void> => {
+    const repoDir = repositoryDir(g.task, opts.repos, opts.allowCheckouts);
+    // The image is resolved here: a repository whose image does not build stops `run`, as it always has.
+    const image = await imageFor(repoDir, g.task.language);
+    const record = await scoreTest(
+      g.task,
+      g.testCode,
+      g.sample,
+      g.origin,
+      {
         executor,
-        repoDir,
-        image: await imageFor(repoDir, g.task.language),
-        signal,
+        checkout: repoDir,
+        image: async () => image,
         keepSandbox: opts.keepSandboxes,
         timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
-      });
-      const record = toResultRecord(g.task.task, g.testCode, g.sample, evaluation, g.origin);
-      results.push(record);
-      if (record.checks[0].tests) passed++;
-      // One line per result as it finishes: a killed run keeps every finished result.
-      if (out !== null) {
-        fs.writeSync(out, JSON.stringify(record) + '\n');
-        fs.fsyncSync(out);
-      }
-      progress.update(results.length, generations.length, `${passed} passed`);
+      },
+      signal,
+    );
+    results.push(record);
+    if (record.checks[0].tests) passed++;
+    // One line per result as it finishes: a killed run keeps every finished result.
+    if (out !== null) {
+      fs.writeSync(out, JSON.stringify(record) + '\n');
+      fs.fsyncSync(out);
     }
+    progress.update(results.length, generations.length, `${passed} passed`);
   };
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(opts.concurrency, generations.length)) }, worker));
+    await inProcessPool.run(generations, step, { concurrency: opts.concurrency, signal });
   } finally {
     progress.stop();
     if (out !== null) fs.closeSync(out);

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { SETTINGS_CHANGED } from '../shared/protocol';
+import { SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
@@ -23,7 +23,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   const log = vscode.window.createOutputChannel('XRepoTest', { log: true });
   const clientOptions: LanguageClientOptions = {
     documentSelector: ['rust', 'go', 'php', 'ruby', 'julia'].map((language) => ({ scheme: 'file', language })),
-    initializationOptions: engineSettings(),
+    initializationOptions: { ...engineSettings(), storagePath: (context.storageUri ?? context.globalStorageUri).fsPath } satisfies EngineStartOptions,
     outputChannel: log,
   };
   client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions);

@@ -8,7 +8,8 @@ import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-lan
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
 import { focalPathInRepo } from '../engine/execute/sandbox';
-import { runMutationTesting } from '../engine/mutate/run';
+import { mutationFraction } from '../engine/mutate/counts';
+import type { MutationResult } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
@@ -96,27 +97,18 @@ export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | '
   const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
   // A tampering slot's report is the test's own forgery: its counts are not shown as a rate.
   const tpr = !r.compiled ? 'does not compile' : r.failureCategory === 'tampering' ? 'tampering detected' : `TPR ${r.testsPassed}/${r.testsRan}`;
-  const ms = r.mutation && !r.mutation.error ? ` · MS ${r.mutation.killed}/${r.mutation.viable}` : '';
+  // Counted as the stored records count it (counts.ts): timed-out mutants are detected, and said.
+  const ms = r.mutation && !r.mutation.error ? ` · ${mutationFraction(r.mutation)}` : '';
   return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${ms}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
 }
 
 /**
- * Adds the mutation score of a passing test (mutants on the lines it covered, each run in its own
- * disposable copy) and puts it in the summary; a failing test, or the setting off, is left as it is.
+ * Adds the mutation score of a passing test (from the task step's mutation run) and puts it in the
+ * summary; a test with none (it failed, covered nothing, or the setting is off) is left as it is.
  */
-export async function withMutation(state: ServerState, focal: Focal, result: ScoreFunctionResult, settings: EngineSettings, p: Progress): Promise<ScoreFunctionResult> {
-  if (!settings.mutation || !result.passed || result.coveredLines.length === 0) return result;
-  p.report(80, 'mutation testing');
-  const m = await runMutationTesting(focal.task, focal.adapter.id, result.testCode, {
-    executor: await state.executor(settings.executor),
-    repoDir: focal.root,
-    coveredLines: result.coveredLines,
-    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-    signal: p.signal,
-    onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`),
-  });
-  if (p.signal.aborted) throw cancelled();
-  const mutation = { killed: m.killed + m.timedOut, viable: m.viable, mutants: m.mutants, score: m.score, ...(m.error ? { error: m.error } : {}) };
+export function withMutation(result: ScoreFunctionResult, m: MutationResult | undefined): ScoreFunctionResult {
+  if (!m) return result;
+  const mutation = { killed: m.killed, timedOut: m.timedOut, viable: m.viable, mutants: m.mutants, score: m.score, ...(m.error ? { error: m.error } : {}) };
   const scored = { ...result, mutation };
   return { ...scored, summary: summaryOf(scored) };
 }
@@ -197,7 +189,7 @@ function recentKey(focal: Focal, testCode: string): string {
   return `${focal.uri}#${focal.task.function_component.start_line}#${testHash(testCode)}`;
 }
 
-function remember(focal: Focal, testCode: string, e: Evaluation): void {
+export function remember(focal: Focal, testCode: string, e: Evaluation): void {
   const key = recentKey(focal, testCode);
   recent.delete(key);
   recent.set(key, e);

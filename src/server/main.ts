@@ -1,9 +1,10 @@
 import { createConnection, LSPErrorCodes, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult, type RequestMessage } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
+import { SETTINGS_CHANGED, type EngineSettings, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
+import { EditorRunFolder } from './editor-run';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
@@ -22,9 +23,10 @@ const documents = new TextDocuments(TextDocument);
 const state = new ServerState(connection, documents);
 
 connection.onInitialize((params): InitializeResult => {
-  const init = params.initializationOptions as Partial<EngineSettings> | undefined;
+  const { storagePath, ...init } = (params.initializationOptions ?? {}) as EngineStartOptions;
   state.workspaceFolders = (params.workspaceFolders ?? []).map((f) => f.uri);
   state.settings = { ...state.settings, ...init };
+  if (storagePath) state.editorRun = EditorRunFolder.inStorage(storagePath);
   return { capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, codeLensProvider: { resolveProvider: false } } };
 });
 

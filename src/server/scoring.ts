@@ -1,6 +1,6 @@
+import * as path from 'node:path';
 import type { CancellationToken, CodeLens } from 'vscode-languageserver/node';
 import { classifyDocument } from '../engine/extract/document';
-import { generateOne } from '../engine/generate/generate';
 import { adapterForPath } from '../engine/languages';
 import {
   FOCAL_FUNCTION_AT,
@@ -10,9 +10,12 @@ import {
   type ScoreFunctionParams,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
-import type { GenerationRecord, Provider } from '../engine/generate/types';
-import type { EngineSettings, WithSettings } from '../shared/protocol';
-import { evaluateFor, focalOf, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
+import type { Provider } from '../engine/generate/types';
+import { runMutationTesting, toResultMutation, type MutationResult } from '../engine/mutate/run';
+import { runTaskStep } from '../engine/task/run-task-step';
+import type { LoadedTask } from '../engine/tasks/load';
+import type { Credentials, EngineSettings } from '../shared/protocol';
+import { focalOf, remember, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
 
@@ -27,34 +30,76 @@ function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void 
   void state.connection.sendRequest('workspace/codeLens/refresh');
 }
 
-/** One generation for the focal function: the settings' prompt, sample `sample`, round 0. */
-async function generateSample(state: ServerState, focal: Focal, provider: Provider, params: WithSettings, sample: number, p: Progress): Promise<GenerationRecord> {
-  const settings = params.settings;
-  const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials);
-  p.report(10, `generating (${provider.id})`);
-  const generation = await generateOne({
-    provider,
-    params: paramsFor(settings),
-    prompt,
-    messages: [{ role: 'user', content: prompt.user }],
-    task: focal.task,
-    language: focal.adapter.id,
-    sample,
-    round: 0,
-    signal: p.signal,
-  });
-  if (generation.error) throw new Error(`generation failed: ${generation.error}`);
-  return generation;
-}
+/** Which slot the editor scores: a new sample, or a repair of a scored test (the next round of its sample). */
+export type EditorSlot =
+  | { kind: 'sample'; sample: number }
+  | { kind: 'repair'; sample: number; round: number; testCode: string; feedback: string };
 
 /**
- * A generated test, scored: run in a disposable copy, mutation-tested if it passes, and shown on the
- * function's lens (what generating, regenerating and repairing share).
+ * The engine's task step for one focal function, with the editor's settings, progress and
+ * cancellation: generate (or repair), run in a disposable copy, mutation-test a passing test, append
+ * the record to the workspace's run folder, and show the score on the function's lens (what
+ * generating, regenerating and repairing share).
  */
-export async function scoreGenerated(state: ServerState, focal: Focal, generation: GenerationRecord, provider: Provider, settings: EngineSettings, p: Progress): Promise<ScoreFunctionResult> {
-  const e = await evaluateFor(state, focal, generation.test_code, settings, p);
+export async function scoreSlot(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, slot: EditorSlot, p: Progress, credentials?: Credentials): Promise<ScoreFunctionResult> {
+  const repair = slot.kind === 'repair';
+  const executor = await state.executor(settings.executor);
+  const params = paramsFor(settings);
+  const task: LoadedTask = { task: focal.task, language: focal.adapter.id, file: path.join(focal.root, focal.relPath), line: 0 };
+  let mutation: MutationResult | undefined;
+  const slots = await runTaskStep(
+    task,
+    {
+      provider,
+      params,
+      labels: { provider: settings.provider, model: params.model, mode: settings.mode },
+      prompt: async () => {
+        const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, credentials);
+        p.report(repair ? 20 : 10, repair ? `asking ${provider.id} for a repair` : `generating (${provider.id})`);
+        return prompt;
+      },
+      evaluation: {
+        executor,
+        checkout: focal.root,
+        timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+        limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+        onPhase: (phase) => p.report(60, phase),
+      },
+      // Mutants on the lines the passing test covered, each run in its own disposable copy.
+      mutate: async (testCode, coveredLines) => {
+        if (coveredLines.length === 0) return undefined;
+        p.report(80, 'mutation testing');
+        mutation = await runMutationTesting(focal.task, focal.adapter.id, testCode, {
+          executor,
+          repoDir: focal.root,
+          coveredLines,
+          limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+          signal: p.signal,
+          onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`),
+        });
+        p.signal.throwIfAborted();
+        return toResultMutation(mutation);
+      },
+      store: state.editorRun?.storeFor(focal.task, focal.root),
+    },
+    {
+      samples: [slot.sample],
+      repairRounds: repair ? 1 : 0,
+      ...(repair ? { continueFrom: { sample: slot.sample, round: slot.round, testCode: slot.testCode, feedback: slot.feedback } } : {}),
+      mutation: settings.mutation,
+      signal: p.signal,
+      onGenerated: (g) => {
+        // A failed call is no test to show: the editor says why instead of scoring an empty test.
+        if (g.error) throw new Error(repair ? `the repair failed: ${g.error}` : `generation failed: ${g.error}`);
+        p.report(repair ? 40 : 30, repair ? 'running the repaired test in a disposable copy' : 'running the test in a disposable copy');
+      },
+    },
+  );
+  const { generation, evaluation } = slots[slots.length - 1];
+  if (!evaluation) throw new Error('the test was not run');
+  remember(focal, generation.test_code, evaluation);
   const by = { provider: provider.id, model: generation.model, sample: generation.sample, round: generation.round };
-  const result = await withMutation(state, focal, resultOf(focal, generation.test_code, by, e), settings, p);
+  const result = withMutation(resultOf(focal, generation.test_code, by, evaluation), mutation);
   showScoreOnLens(state, result);
   return result;
 }
@@ -64,11 +109,7 @@ export async function scoreNewSample(state: ServerState, params: ScoreFunctionPa
   const settings = params.settings;
   const focal = await focalOf(state, params.uri, params.startLine, settings);
   const provider = providerFor(settings, params.credentials);
-  return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, async (p) => {
-    const generation = await generateSample(state, focal, provider, params, sample, p);
-    p.report(30, 'running the test in a disposable copy');
-    return scoreGenerated(state, focal, generation, provider, settings, p);
-  });
+  return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, (p) => scoreSlot(state, focal, provider, settings, { kind: 'sample', sample }, p, params.credentials));
 }
 
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */

@@ -7,6 +7,7 @@ import type { ContextRequest, LspContext } from '../engine/context/types';
 import { createExecutor, isExecutorKind } from '../engine/execute/create-executor';
 import type { Executor } from '../engine/execute/types';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
+import type { EditorRunFolder } from './editor-run';
 
 /**
  * Builds the paper's LSP context for a task; the bridge (editor first, headless servers second) sets it.
@@ -23,6 +24,8 @@ export class ServerState {
   workspaceFolders: string[] = [];
   /** Set by the bridge; mode `lsp` fails with a clear message without it. */
   lspContext: LspContextBuilder | undefined;
+  /** Where editor scorings are kept (the extension's storage for this workspace); none: kept nowhere. */
+  editorRun: EditorRunFolder | undefined;
   private readonly executors = new Map<string, Promise<Executor>>();
 
   constructor(

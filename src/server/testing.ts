@@ -1,7 +1,6 @@
 import * as path from 'node:path';
 import { runContext } from '../engine/execute/evaluate';
 import { createSandbox, removeSandbox } from '../engine/execute/sandbox';
-import { fencedTest, generateOne, repairPrompt } from '../engine/generate/generate';
 import {
   PLACE_CANDIDATE,
   REGENERATE_CANDIDATE,
@@ -16,8 +15,8 @@ import {
 } from '../shared/scoring-protocol';
 import { acceptedPlacement, workspacePathOf } from './candidate-mapping';
 import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
-import { paramsFor, promptFor, providerFor } from './generation';
-import { scoreGenerated, scoreNewSample } from './scoring';
+import { providerFor } from './generation';
+import { scoreNewSample, scoreSlot } from './scoring';
 import type { ServerState } from './state';
 
 /** The Testing view's requests: run a candidate again, repair it with the model, regenerate, place it for "Accept". */
@@ -37,31 +36,10 @@ export function registerTesting(state: ServerState): void {
     const settings = params.settings;
     const focal = await focalOf(state, params.uri, params.startLine, settings);
     const provider = providerFor(settings, params.credentials);
-    const round = params.round + 1;
     return withProgress(state, token, `XRepoTest: repairing a test of ${focal.task.function_name}`, 'reading the failed run', async (p) => {
       const { feedback, passed } = await feedbackFor(state, focal, params.testCode, settings, p);
       if (passed) throw new Error('this test passes: there is nothing to repair (use "Regenerate" for another test)');
-      const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials);
-      p.report(20, `asking ${provider.id} for a repair`);
-      // The paper's repair round: the first request, the failed test as the model's reply, then the error log.
-      const generation = await generateOne({
-        provider,
-        params: paramsFor(settings),
-        prompt,
-        messages: [
-          { role: 'user', content: prompt.user },
-          { role: 'assistant', content: fencedTest(focal.adapter.id, params.testCode) },
-          { role: 'user', content: repairPrompt(focal.adapter.id, params.testCode, feedback) },
-        ],
-        task: focal.task,
-        language: focal.adapter.id,
-        sample: params.sample,
-        round,
-        signal: p.signal,
-      });
-      if (generation.error) throw new Error(`the repair failed: ${generation.error}`);
-      p.report(40, 'running the repaired test in a disposable copy');
-      return scoreGenerated(state, focal, generation, provider, settings, p);
+      return scoreSlot(state, focal, provider, settings, { kind: 'repair', sample: params.sample, round: params.round, testCode: params.testCode, feedback }, p, params.credentials);
     });
   });
 

@@ -40,6 +40,12 @@ export interface EngineSettings {
   embeddingModel: string;
 }
 
+/** What the extension starts the server with: its settings, and where the workspace's editor run folder goes. */
+export type EngineStartOptions = Partial<EngineSettings> & {
+  /** The extension's storage for this workspace (else its global storage): editor scorings go to `runs/editor` in it. */
+  storagePath?: string;
+};
+
 export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   minLines: 20,
   maxLines: 50,

@@ -26,11 +26,12 @@ export interface ScoreFunctionResult {
   /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
   summary: string;
   /**
-   * Mutation testing of a passing test on the lines it covers (METRICS.md item 6): killed counts
-   * timeouts, viable leaves out mutants that do not compile. Absent when not run (the test did not
-   * pass, or the setting is off).
+   * Mutation testing of a passing test on the lines it covers (METRICS.md items 6 and 8), counted as
+   * the stored records count it: killed by a failing test and timed out apart, both detected in the
+   * score; viable leaves out mutants that do not compile. Absent when not run (the test did not pass,
+   * or the setting is off).
    */
-  mutation?: { killed: number; viable: number; mutants: number; score: number; error?: string };
+  mutation?: { killed: number; timedOut: number; viable: number; mutants: number; score: number; error?: string };
   // What the Testing view needs besides the score.
   /** The focal document and the function's lines (1-based, inclusive). */
   uri: string;

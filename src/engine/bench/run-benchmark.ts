@@ -45,6 +45,8 @@ export interface BenchmarkServices {
   imageFor?(executor: Executor): (checkout: string, language: LanguageId) => Promise<string | undefined>;
   promptBuilder(): { promptFor(task: BenchTask): Promise<Prompt>; close(): Promise<void> };
   mutate?(executor: Executor, imageFor: (checkout: string, language: LanguageId) => Promise<string | undefined>): BenchHooks['mutate'];
+  /** Who runs the tasks; default: the in-process pool of `plan.concurrency`. */
+  scheduler?: BenchHooks['scheduler'];
 }
 
 /** Where the run's lines and progress go, and what stops it (results so far are kept). */
@@ -142,6 +144,7 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
     imageFor: (bt) => imageFor(bt.checkout, bt.task.language),
     mutate: services.mutate?.(executor, imageFor),
     concurrency: plan.concurrency,
+    scheduler: services.scheduler,
     signal: io.signal,
     timeouts: plan.timeouts,
     onProgress: io.onProgress,

@@ -1,25 +1,10 @@
-import type { Evaluation } from '../execute/evaluate';
-import { feedbackOf } from '../execute/feedback';
 import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import { extractTest } from '../prompt/extract-test';
 import { redact } from '../util/redact';
 import { requestHash } from './providers/cache';
 import type { TaskRecord } from '../tasks/record';
-import type { ChatMessage, ContextMode, GenerationParams, GenerationRecord, Prompt, Provider } from './types';
-
-export interface GenerateOptions {
-  provider: Provider;
-  params: GenerationParams;
-  mode: ContextMode;
-  /** Independent samples per task (the paper: 1). */
-  samples: number;
-  /** Repair rounds after a failing test (the paper's Table A.7: 1); 0 = none. */
-  repairRounds: number;
-  /** Runs and scores a test, for the repair rounds' feedback (required when repairRounds > 0). */
-  evaluate?: (testCode: string) => Promise<Evaluation>;
-  signal?: AbortSignal;
-}
+import type { ChatMessage, GenerationParams, GenerationRecord, Prompt, Provider } from './types';
 
 /** `code` in a fenced block tagged with the language, as prompts and replies carry tests. */
 export function fencedTest(language: LanguageId, code: string): string {
@@ -92,42 +77,4 @@ export async function generateOne(g: GenerateOne): Promise<GenerationRecord> {
     // A failed call is a slot with no test: it still counts (as zeros) when scored.
     return { ...base, test_code: '', raw_response: '', usage: { inputTokens: 0, outputTokens: 0 }, cost_usd: null, cached: false, error: redact((e as Error).message) };
   }
-}
-
-/** What a repair round needs to know about the last test's run. */
-export interface RoundOutcome {
-  passed: boolean;
-  /** The trimmed log for the repair prompt. */
-  feedback: string;
-}
-
-/**
- * Generates `samples` tests for one task, each followed by up to `repairRounds` repairs while it fails;
- * every round's test is kept (round 0 is the plain generation). `evaluate` runs a test (required for
- * repairs); records come out in order.
- */
-export async function generateForTask(
-  task: TaskRecord,
-  language: LanguageId,
-  prompt: Prompt,
-  opts: GenerateOptions & { evaluateRound?: (record: GenerationRecord) => Promise<RoundOutcome> },
-): Promise<GenerationRecord[]> {
-  const records: GenerationRecord[] = [];
-  for (let sample = 0; sample < opts.samples; sample++) {
-    const messages: ChatMessage[] = [{ role: 'user', content: prompt.user }];
-    for (let round = 0; round <= opts.repairRounds; round++) {
-      opts.signal?.throwIfAborted();
-      const record = await generateOne({ provider: opts.provider, params: opts.params, prompt, messages, task, language, sample, round, signal: opts.signal });
-      records.push(record);
-      if (record.error || round === opts.repairRounds) break;
-      const outcome = opts.evaluateRound
-        ? await opts.evaluateRound(record)
-        : opts.evaluate
-          ? await opts.evaluate(record.test_code).then((e) => ({ passed: e.score.passed, feedback: feedbackOf(e) }))
-          : null;
-      if (!outcome || outcome.passed) break;
-      messages.push({ role: 'assistant', content: record.raw_response }, { role: 'user', content: repairPrompt(language, record.test_code, outcome.feedback) });
-    }
-  }
-  return records;
 }

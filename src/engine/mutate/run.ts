@@ -7,6 +7,7 @@ import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import { focalCoverage } from '../score/coverage/focal';
 import type { TaskRecord } from '../tasks/record';
+import { mutationScoreOf } from './counts';
 import { generateMutants, type Mutant } from './mutants';
 import type { MutationOperator } from './types';
 
@@ -103,9 +104,8 @@ function summarize(perMutant: MutantResult[], mutantTimeoutMs: number, error?: s
     survived: count('survived'),
     timedOut,
     unviable,
-    // A mutant whose tests never finish is detected, as mutation tools count it (PIT, Stryker):
-    // killed in the score, reported apart so a reader can tell.
-    score: viable ? (killed + timedOut) / viable : 0,
+    // A mutant whose tests never finish is detected (counts.ts): killed in the score, reported apart.
+    score: mutationScoreOf({ killed, timedOut, viable }),
     perMutant,
     mutantTimeoutMs,
     ...(error ? { error } : {}),

@@ -1,0 +1,136 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CancellationToken, type Connection, type TextDocuments } from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { URI } from 'vscode-uri';
+import { loadResults } from '../../src/engine/report/load';
+import { readCheckouts } from '../../src/engine/store/checkout-map';
+import { summarizeByLanguage, type ResultRecord } from '../../src/engine/store/results';
+import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../src/shared/protocol';
+import { REPAIR_CANDIDATE, RUN_CANDIDATE, SCORE_FUNCTION, REGENERATE_CANDIDATE, type ScoreFunctionResult } from '../../src/shared/scoring-protocol';
+import { EditorRunFolder } from '../../src/server/editor-run';
+import { registerScoring } from '../../src/server/scoring';
+import { ServerState } from '../../src/server/state';
+import { registerTesting } from '../../src/server/testing';
+import { CLI, fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
+
+/** The server's side of the connection, without an editor: handlers are kept and called directly. */
+function fakeConnection(): { connection: Connection; request(method: string, params: unknown): Promise<ScoreFunctionResult>; progress: string[] } {
+  const handlers = new Map<string, Handler>();
+  const progress: string[] = [];
+  const none = { dispose: () => undefined };
+  const connection = {
+    onRequest: (method: string, handler: Handler) => void handlers.set(method, handler),
+    onCodeLens: () => none,
+    sendRequest: async () => undefined,
+    console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
+    window: {
+      createWorkDoneProgress: async () => ({
+        token: CancellationToken.None,
+        begin: (_title: string, _pct: number, message: string) => void progress.push(message),
+        report: (_pct: number, message: string) => void progress.push(message),
+        done: () => undefined,
+      }),
+    },
+  } as unknown as Connection;
+  return {
+    connection,
+    progress,
+    request: async (method, params) => {
+      const handler = handlers.get(method);
+      assert.ok(handler, `a handler for ${method}`);
+      return (await handler(params, CancellationToken.None)) as ScoreFunctionResult;
+    },
+  };
+}
+
+function lines<T>(file: string): T[] {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T) : [];
+}
+
+describe('the editor keeps what it scores: a run folder in the extension storage', function () {
+  this.timeout(600_000);
+  const root = fixture('inventory-go');
+  const file = path.join(root, 'item.go');
+  const uri = URI.file(file).toString();
+  let storage: string;
+  let runDir: string;
+  let server: ReturnType<typeof fakeConnection>;
+  let folder: EditorRunFolder;
+
+  before(function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is needed to run the Go fixture\'s tests');
+    storage = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-editor-run-'));
+    folder = EditorRunFolder.inStorage(storage);
+    runDir = folder.dir;
+    server = fakeConnection();
+    const doc = TextDocument.create(uri, 'go', 1, fs.readFileSync(file, 'utf8'));
+    const documents = { get: (u: string) => (u === uri ? doc : undefined) } as unknown as TextDocuments<TextDocument>;
+    const state = new ServerState(server.connection, documents);
+    state.workspaceFolders = [URI.file(root).toString()];
+    state.editorRun = folder;
+    registerScoring(state);
+    registerTesting(state);
+  });
+  after(() => {
+    folder?.close();
+    if (storage) fs.rmSync(storage, { recursive: true, force: true });
+  });
+
+  const settings = (over: Partial<EngineSettings> = {}): EngineSettings => ({ ...DEFAULT_ENGINE_SETTINGS, provider: 'baseline', executor: 'local', mutation: false, ...over });
+
+  it('appends each scoring (generate, regenerate, repair) as a bench result record that `report` reads', async () => {
+    const scored = await server.request(SCORE_FUNCTION, { uri, startLine: 7, settings: settings({ mutation: true }) });
+    assert.equal(scored.functionName, 'Status');
+    assert.equal(scored.passed, true, scored.reason ?? '');
+    assert.equal(runDir, path.join(storage, 'runs', 'editor'));
+    let results = lines<ResultRecord>(path.join(runDir, 'results.jsonl'));
+    assert.equal(results.length, 1);
+    const first = results[0];
+    assert.equal(first.function_name, 'Status');
+    assert.deepEqual([first.xrt.sample, first.xrt.round, first.xrt.provider, first.xrt.model, first.xrt.mode], [0, 0, 'baseline', 'baseline', 'standard']);
+    assert.equal(first.test[0], scored.testCode);
+    assert.equal(first.checks[0].tests, true);
+    assert.deepEqual(first.coverage_stats[0].covered_line_numbers, scored.coveredLines);
+    // One count for both: the record keeps killed and timed-out apart; the editor shows the same numbers.
+    const m = first.xrt.mutation;
+    assert.ok(m && scored.mutation, 'the passing test was mutation-tested, and the record says so');
+    assert.equal(scored.mutation.killed, m.killed);
+    assert.equal(scored.mutation.timedOut, m.timed_out);
+    assert.equal(scored.mutation.viable, m.viable);
+    assert.equal(scored.mutation.score, m.score);
+    assert.ok(scored.summary.includes(`MS ${m.killed + m.timed_out}/${m.viable}`), scored.summary);
+    // The generation is kept beside it, and the workspace folder is named as the repository's checkout.
+    assert.equal(lines(path.join(runDir, 'generations.jsonl')).length, 1);
+    assert.deepEqual(readCheckouts(runDir), { 'inventory-go': root });
+
+    await server.request(REGENERATE_CANDIDATE, { uri, startLine: 7, sample: 1, settings: settings() });
+    // A failing test written by hand, run, then repaired by the model: the repair is round 1 of its sample.
+    const failing = 'package inventory\n\nimport "testing"\n\nfunc TestStatusWrong(t *testing.T) {\n\tif got := (Item{Expires: 5}).Status(1); got != "nope" {\n\t\tt.Fatalf("got %q", got)\n\t}\n}\n';
+    const ran = await server.request(RUN_CANDIDATE, { uri, startLine: 7, testCode: failing, settings: settings() });
+    assert.equal(ran.passed, false);
+    const repaired = await server.request(REPAIR_CANDIDATE, { uri, startLine: 7, testCode: failing, sample: 2, round: 0, settings: settings() });
+    assert.equal(repaired.round, 1);
+
+    results = lines<ResultRecord>(path.join(runDir, 'results.jsonl'));
+    // The hand-run test is not the model's: it is not stored under the model's slot.
+    assert.deepEqual(results.map((r) => [r.xrt.sample, r.xrt.round]), [[0, 0], [1, 0], [2, 1]]);
+    const loaded = await loadResults([runDir]);
+    assert.equal(loaded.results.length, 3);
+    assert.deepEqual(loaded.problems, []);
+    assert.equal(summarizeByLanguage(loaded.results).languages.go.total_samples, 3);
+
+    // `report` reads the folder like a benchmark's (the CLI: `npm run build` first).
+    const r = spawnSync(process.execPath, [CLI, 'report', runDir, '--format', 'json'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { total_samples: number; languages: Record<string, { total_samples: number }> };
+    assert.equal(report.total_samples, 3);
+    assert.equal(report.languages.go.total_samples, 3);
+  });
+});
