@@ -1,6 +1,7 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import type { Toolchain } from '../execute/toolchain';
 import type { LanguageId } from '../parse/grammars';
+import type { LanguageEditor, LanguageImage, LanguageLsp, LocalTools, RepositoryDoctor, TestOnlyItem } from './execution-types';
 
 export type { LanguageId };
 
@@ -83,8 +84,18 @@ export interface LanguageAdapter extends LanguageExtraction {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  /** How its container images are made (execute/images.ts, published-images.ts, docker.ts). */
+  image: LanguageImage;
+  /** What the local executor needs of the host (execute/local.ts, host-view.ts). */
+  local: LocalTools;
+  /** `doctor --repo`: the untouched project's build and the language's own checks (doctor-repo.ts). */
+  doctor: RepositoryDoctor;
+  /** LSP context: grammar parts and the headless server (context/lsp/). */
+  lsp: LanguageLsp;
+  /** Test-only items of a source file, stripped from file context and left out of retrieval (Rust `#[cfg(test)]`). */
+  testOnlyItems?(root: Node): TestOnlyItem[];
+  /** The editor's language ids, server extension and accepted-test placement (server/). */
+  editor: LanguageEditor;
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LocalExecutor } from '../../execute/local';
+import type { LocalExecutor } from '../../execute/local';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
@@ -153,7 +153,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExe
     const target = path.join(dir, 'target');
     fs.mkdirSync(target, { recursive: true });
     const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
-    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: executor.bubblewrap });
+    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: executor.bubblewrap, hostView: executor.confinement?.hostView });
     // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
     // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
     const warm = await with_.run({ ...plan.command(target), writable: [target] });
@@ -262,13 +262,15 @@ async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: War
 export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem | null> {
   const executor = with_.executor;
   if (ctx.executorKind === 'docker') return prepareInContainer(ctx, with_, plan);
-  if (!(executor instanceof LocalExecutor)) return null;
-  const root = executor.sharedCache('rust').dir;
+  // The local executor (a type import only: execute/local.ts looks languages up, so no value import back).
+  if (executor.kind !== 'local' || !('confinement' in executor)) return null;
+  const local = executor as LocalExecutor;
+  const root = local.sharedCache('rust').dir;
   const key = warmKey(ctx, plan.flags);
   let ranHere: PhaseResult | null = null;
   let outcome = outcomes.get(key);
   if (!outcome) {
-    outcome = warmEntry(ctx, with_, executor, root, key, plan, (r) => (ranHere = r));
+    outcome = warmEntry(ctx, with_, local, root, key, plan, (r) => (ranHere = r));
     outcomes.set(key, outcome);
     // A run that broke off (cancelled, the executor gone) is tried again by the next slot.
     outcome.catch(() => outcomes.delete(key));
