@@ -2,13 +2,22 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { LocalExecutor } from '../../execute/local';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
-import type { PhaseCommand, PhaseResult } from '../../execute/types';
+import type { PhaseCommand, PhaseResult, SharedCache } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import { pidAlive } from '../../util/process-namespace';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
+
+/**
+ * What the warm target needs of the local executor (execute/local.ts): its shared cache and how it
+ * confines trusted steps. Named here, not imported: execute/local.ts looks languages up.
+ */
+interface LocalHost {
+  sharedCache(language: 'rust'): SharedCache;
+  bubblewrap: string | null;
+  confinement: { bwrap: string; hostView: readonly string[] } | null;
+}
 
 /**
  * A warm `target/` per repository for the local executor (docs/execution.md, "Rust"). Without it each
@@ -143,7 +152,7 @@ export interface WarmTargetPlan {
   targetInSandbox: string;
 }
 
-async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalExecutor, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
+async function warmEntry(ctx: RunContext, with_: PrepareWith, executor: LocalHost, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
   const dir = path.join(root, key);
   const release = await acquireLock(`${dir}.lock`);
   try {
@@ -262,9 +271,9 @@ async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: War
 export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem | null> {
   const executor = with_.executor;
   if (ctx.executorKind === 'docker') return prepareInContainer(ctx, with_, plan);
-  // The local executor (a type import only: execute/local.ts looks languages up, so no value import back).
+  // The local executor itself (a stand-in of its kind without its confinement is not warmed).
   if (executor.kind !== 'local' || !('confinement' in executor)) return null;
-  const local = executor as LocalExecutor;
+  const local = executor as unknown as LocalHost;
   const root = local.sharedCache('rust').dir;
   const key = warmKey(ctx, plan.flags);
   let ranHere: PhaseResult | null = null;
