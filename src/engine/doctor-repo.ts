@@ -117,7 +117,9 @@ export async function checkRepository(repoDir: string, opts: RepositoryCheckOpti
   }
   const languages = opts.languages?.length ? opts.languages : repositoryLanguages(dir);
   if (!languages.length) {
-    result.problems.push({ cause: 'no-language', reason: `no go.mod, Cargo.toml, composer.json, Gemfile or Project.toml at the root of ${dir}; name the language with --lang` });
+    const manifests = LANGUAGE_IDS.map((l) => adapterFor(l).image.manifest);
+    const named = `${manifests.slice(0, -1).join(', ')} or ${manifests[manifests.length - 1]}`;
+    result.problems.push({ cause: 'no-language', reason: `no ${named} at the root of ${dir}; name the language with --lang` });
   }
   for (const language of languages) {
     const check = await checkLanguage(dir, language, opts);

@@ -322,7 +322,9 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
       if (hostCa) {
         fs.copyFileSync(hostCa, path.join(context, 'src', '.xrt-host-ca.crt'));
         const ca = path.posix.join('/xrt/src', repoName, '.xrt-host-ca.crt');
-        trust = `export SSL_CERT_FILE=${ca} CARGO_HTTP_CAINFO=${ca} GIT_SSL_CAINFO=${ca} COMPOSER_CAFILE=${ca}; `;
+        // Every fetcher's own setting too (the languages' `image.caBundleEnv`: cargo, Composer).
+        const vars = ['SSL_CERT_FILE', ...LANGUAGE_IDS.flatMap((l) => adapterFor(l).image.caBundleEnv ?? []), 'GIT_SSL_CAINFO'];
+        trust = `export ${vars.map((v) => `${v}=${ca}`).join(' ')}; `;
       }
       lines.push(
         `COPY src ${path.posix.join('/xrt/src', repoName)}`,

@@ -31,6 +31,8 @@ export interface LanguageImage {
    * built. `cd` enters the folder; `depsDir` is the image's dependency folder for it; `quote` shell-quotes.
    */
   installCommand(how: { cd: string; depsDir: string; quote: (s: string) => string }): string;
+  /** Environment variables that point the dependency fetcher at a CA bundle (cargo's CARGO_HTTP_CAINFO), set while an image installs. */
+  caBundleEnv?: readonly string[];
   /** Shell printing `tool=version` lines: the docker executor's `info`. */
   versionScript: string;
   /** Shell printing `missing=<what>` for each tool the phases need that an image lacks (published images). */

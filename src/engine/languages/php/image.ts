@@ -17,6 +17,7 @@ export const phpImage: LanguageImage = {
   installCommand: ({ cd, depsDir, quote }) =>
     `${cd} && COMPOSER_VENDOR_DIR=${quote(path.posix.join(depsDir, 'vendor'))} composer install --no-interaction --no-progress --no-scripts --prefer-dist`,
   // The PHPUnit a test phase runs: an environment image's Composer-installed one, else the image's.
+  caBundleEnv: ['COMPOSER_CAFILE'],
   versionScript:
     'P=phpunit; [ -n "${XRT_DEPS:-}" ] && [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && P="$XRT_DEPS/vendor/bin/phpunit"; ' +
     'echo "php=$(php --version | head -n1)"; echo "phpunit=$($P --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',

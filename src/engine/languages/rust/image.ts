@@ -6,6 +6,7 @@ export const rustImage: LanguageImage = {
   manifest: 'Cargo.toml',
   lockFiles: ['Cargo.toml', 'Cargo.lock'],
   installCommand: ({ cd }) => `${cd} && CARGO_NET_OFFLINE=false cargo fetch`,
+  caBundleEnv: ['CARGO_HTTP_CAINFO'],
   versionScript:
     'echo "rustc=$(rustc --version)"; echo "cargo=$(cargo --version)"; ' +
     'v=$(rustc -vV | sed -n "s/^LLVM version: \\([0-9]*\\).*/\\1/p"); echo "llvm-profdata=$(llvm-profdata-$v --version 2>&1 | grep -m1 -i version | sed "s/^ *//")"',
