@@ -217,12 +217,16 @@ export async function listImages(docker: Dockerode): Promise<ImageRow[]> {
 
 // ---- per-repository environment images --------------------------------------------------------
 
-const SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'target', 'vendor', 'node_modules', '.xrt', '.bundle', 'testdata']);
+/** Folders an environment image neither searches for manifests nor copies: VCS, ours, and each language's `image.skippedDirs`. */
+function skippedDirs(): Set<string> {
+  return new Set(['.git', '.hg', '.svn', 'node_modules', '.xrt', ...LANGUAGE_IDS.flatMap((l) => adapterFor(l).image.skippedDirs ?? [])]);
+}
 
 /** Folders (relative, '' = the root) holding the manifest; nested ones only where each is a project (Go's modules). */
 export function manifestDirs(repoDir: string, language: LanguageId): string[] {
   const { manifest, nestedManifests } = adapterFor(language).image;
   const found: string[] = [];
+  const skipped = skippedDirs();
   const walk = (rel: string, depth: number): void => {
     const abs = path.join(repoDir, rel);
     const entries = fs.readdirSync(abs, { withFileTypes: true });
@@ -233,7 +237,7 @@ export function manifestDirs(repoDir: string, language: LanguageId): string[] {
       if (!nestedManifests) return;
     }
     if (depth >= 6) return;
-    for (const e of entries) if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) walk(path.join(rel, e.name), depth + 1);
+    for (const e of entries) if (e.isDirectory() && !skipped.has(e.name) && !e.name.startsWith('.')) walk(path.join(rel, e.name), depth + 1);
   };
   walk('', 0);
   return found.filter((rel) => !dependenciesProvided(language, path.join(repoDir, rel)));
@@ -313,7 +317,7 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
       // The sandbox's copy rules (links kept only inside the repository, no FIFOs, no huge files):
       // fs.cpSync would turn relative links into absolute ones into the user's checkout.
       fs.mkdirSync(path.join(context, 'src'));
-      copyRepository(repoAbs, path.join(context, 'src'), { skipNames: SKIPPED_DIRS });
+      copyRepository(repoAbs, path.join(context, 'src'), { skipNames: skippedDirs() });
       const installs = dirs.map((d) => installCommand(language, repoName, d));
       // The host's CA bundle, for the install step only: behind a TLS-inspecting proxy the registries
       // answer with certificates only the host trusts. Not kept in the image.

@@ -24,6 +24,8 @@ export interface LanguageImage {
   nestedManifests?: boolean;
   /** The files whose content decides an environment image (manifest and lock file). */
   lockFiles: readonly string[];
+  /** Folders of a repository an environment image neither searches for manifests nor copies (build output, vendored or test data). */
+  skippedDirs?: readonly string[];
   /** Whether a manifest folder asks only for what the language image already has (nothing to fetch). */
   dependenciesProvided?(dir: string): boolean;
   /**

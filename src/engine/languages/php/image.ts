@@ -9,6 +9,7 @@ const PROVIDED = /^(php|php-64bit|ext-.+|lib-.+|composer-plugin-api|composer-run
 export const phpImage: LanguageImage = {
   officialBase: 'docker.io/library/php:8.3-cli-bookworm',
   manifest: 'composer.json',
+  skippedDirs: ['vendor'],
   lockFiles: ['composer.json', 'composer.lock'],
   dependenciesProvided(dir) {
     const composer = JSON.parse(fs.readFileSync(path.join(dir, 'composer.json'), 'utf8')) as { require?: object; 'require-dev'?: object };

@@ -9,6 +9,7 @@ const PROVIDED = /^(rspec|rspec-core|rspec-expectations|rspec-mocks|rspec-suppor
 export const rubyImage: LanguageImage = {
   officialBase: 'docker.io/library/ruby:3.3-bookworm',
   manifest: 'Gemfile',
+  skippedDirs: ['.bundle'],
   lockFiles: ['Gemfile', 'Gemfile.lock'],
   dependenciesProvided(dir) {
     const files = fs.readdirSync(dir).filter((f) => f === 'Gemfile' || f.endsWith('.gemspec'));

@@ -4,6 +4,7 @@ import type { LanguageImage } from '../execution-types';
 export const rustImage: LanguageImage = {
   officialBase: 'docker.io/library/rust:1.85-bookworm',
   manifest: 'Cargo.toml',
+  skippedDirs: ['target'],
   lockFiles: ['Cargo.toml', 'Cargo.lock'],
   installCommand: ({ cd }) => `${cd} && CARGO_NET_OFFLINE=false cargo fetch`,
   caBundleEnv: ['CARGO_HTTP_CAINFO'],
