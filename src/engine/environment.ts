@@ -49,7 +49,8 @@ function localExposure(isolated: boolean): string[] {
 export async function checkEnvironment(): Promise<EnvironmentReport> {
   const local = new LocalExecutor();
   const missing: string[] = [];
-  const localIsolation = (await local.info('go')).engine;
+  // The isolation line is the same for every language; any one's info carries it.
+  const localIsolation = (await local.info(LANGUAGE_IDS[0])).engine;
   if (!local.isolated) missing.push('bubblewrap (Debian: apt-get install bubblewrap): without it the local executor cannot stop network access or writes outside the copy');
   let engine: EnvironmentReport['engine'];
   let docker: Awaited<ReturnType<typeof connectEngine>> | null = null;

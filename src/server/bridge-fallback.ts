@@ -6,26 +6,18 @@ import { adapterFor, type LanguageId } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { Position } from '../engine/context/types';
 
-/** The editor extension that brings each language's server (the one most users install). */
-export const EDITOR_LANGUAGE_EXTENSIONS: Record<LanguageId, { name: string; id: string }> = {
-  go: { name: 'Go', id: 'golang.go' },
-  rust: { name: 'rust-analyzer', id: 'rust-lang.rust-analyzer' },
-  php: { name: 'PHP Intelephense', id: 'bmewburn.vscode-intelephense-client' },
-  ruby: { name: 'Ruby LSP', id: 'Shopify.ruby-lsp' },
-  julia: { name: 'Julia', id: 'julialang.language-julia' },
-};
+/** The editor extension that brings a language's server (the one most users install): languages/<id>/editor.ts. */
+export function editorLanguageExtension(language: LanguageId): { name: string; id: string } {
+  return adapterFor(language).editor.serverExtension;
+}
 
-/** The servers the engine starts itself (src/engine/context/lsp/commands.ts). */
-export const HEADLESS_SERVER_NAMES: Record<LanguageId, string> = {
-  go: 'gopls',
-  rust: 'rust-analyzer',
-  php: 'intelephense',
-  ruby: 'TypeProf',
-  julia: 'LanguageServer.jl',
-};
+/** The server the engine starts itself (languages/<id>/lsp-server.ts). */
+export function headlessServerName(language: LanguageId): string {
+  return adapterFor(language).lsp.serverName;
+}
 
 function extensionHint(language: LanguageId): string {
-  const e = EDITOR_LANGUAGE_EXTENSIONS[language];
+  const e = editorLanguageExtension(language);
   return `the ${e.name} extension (${e.id})`;
 }
 
@@ -33,7 +25,7 @@ function extensionHint(language: LanguageId): string {
 export function fallbackNote(language: LanguageId): string {
   const lang = adapterFor(language).displayName;
   return (
-    `XRepoTest: no ${lang} language server in the editor, so LSP context comes from the engine's own ${HEADLESS_SERVER_NAMES[language]}. ` +
+    `XRepoTest: no ${lang} language server in the editor, so LSP context comes from the engine's own ${headlessServerName(language)}. ` +
     `Install ${extensionHint(language)} to use the editor's.`
   );
 }
@@ -41,7 +33,7 @@ export function fallbackNote(language: LanguageId): string {
 /** `editor` was asked for, and the editor has none: what to do about it. */
 export function editorMissingMessage(language: LanguageId): string {
   const lang = adapterFor(language).displayName;
-  return `no ${lang} language server in the editor for LSP context: install ${extensionHint(language)}, or set "xrepotest.lsp.source" to "auto" or "headless" to use the engine's own ${HEADLESS_SERVER_NAMES[language]}`;
+  return `no ${lang} language server in the editor for LSP context: install ${extensionHint(language)}, or set "xrepotest.lsp.source" to "auto" or "headless" to use the engine's own ${headlessServerName(language)}`;
 }
 
 /** `auto` fell back and the headless server is missing too: both ways to get one. */

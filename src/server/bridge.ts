@@ -31,7 +31,7 @@ import {
   type LspSourceUsed,
 } from '../shared/bridge-protocol';
 import type { EngineSettings } from '../shared/protocol';
-import { EDITOR_LANGUAGE_EXTENSIONS, editorMissingMessage, fallbackNote, focalNamePosition, HEADLESS_SERVER_NAMES, noServerMessage } from './bridge-fallback';
+import { editorLanguageExtension, editorMissingMessage, fallbackNote, focalNamePosition, headlessServerName, noServerMessage } from './bridge-fallback';
 import type { ServerState } from './state';
 
 /** How long a language extension that is still starting may take to answer before it counts as absent. */
@@ -151,10 +151,10 @@ export class LspBridge {
     if (await this.editorServes(language, file, position)) return { resolver: this.editor, source: 'editor', note: null };
     if (source === 'editor') throw new Error(editorMissingMessage(language));
     const note = fallbackNote(language);
-    this.connection.console.info(`LSP context for ${path.basename(file)}: no ${adapterFor(language).displayName} server in the editor; using the headless ${HEADLESS_SERVER_NAMES[language]} (${root})`);
+    this.connection.console.info(`LSP context for ${path.basename(file)}: no ${adapterFor(language).displayName} server in the editor; using the headless ${headlessServerName(language)} (${root})`);
     if (!this.told.has(language)) {
       this.told.add(language);
-      const params: EditorFallbackParams = { language, note, extension: EDITOR_LANGUAGE_EXTENSIONS[language] };
+      const params: EditorFallbackParams = { language, note, extension: editorLanguageExtension(language) };
       void this.connection.sendNotification(EDITOR_FALLBACK, params);
     }
     return { resolver: this.headlessFor(root), source: 'headless', note };

@@ -3,6 +3,7 @@
  * text) into places in the workspace and in the candidate's test code. Pure: no engine, no editor.
  */
 import * as path from 'node:path';
+import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../engine/languages';
 
 /**
  * A sandbox's root as the engine names it (`<tmp>/xrt-sandbox-<pid>-<random>`). Containers mount
@@ -72,14 +73,10 @@ export function snakeCase(name: string): string {
 }
 
 /**
- * Where an accepted test goes, by the language's conventions, from where the run placed it (the run
- * names files after a hash so nothing collides; a project keeps names people read):
- * - Rust: a `#[cfg(test)] mod <function>_tests` in the focal file (unit tests live there), where the run put it
- *   (the end of the inline module holding the focal item, else the end of the file);
- * - Go: `<file>_<function>_test.go` next to the focal file (same package, any `_test.go` name);
- * - Ruby: `<file>_<function>_spec.rb` in the spec folder the run used;
- * - Julia: `test_<function>.jl` in the test folder (runtests.jl must include it: said in a note);
- * - PHP: the file named after the test class, as PHPUnit requires (already a readable name).
+ * Where an accepted test goes, by the language's conventions (its `editor.acceptedPlacement`,
+ * languages/<id>/editor.ts), from where the run placed it: the run names files after a hash so nothing
+ * collides; a project keeps names people read (Go: `<file>_<function>_test.go` next to the focal file).
+ * A language without conventions keeps the run's place (PHP: already named after the test class).
  */
 export function acceptedPlacement(
   language: string,
@@ -87,20 +84,9 @@ export function acceptedPlacement(
   runCode: string,
   focal: { relPath: string; functionName: string },
 ): { relPath: string; code: string; append: boolean; notes: string[] } {
-  const fn = snakeCase(focal.functionName);
   const dir = path.posix.dirname(runRelPath);
   const focalBase = path.posix.basename(focal.relPath).replace(/\.[^.]+$/, '');
-  const join = (name: string): string => (dir === '.' ? name : `${dir}/${name}`);
-  switch (language) {
-    case 'rust':
-      return { relPath: focal.relPath, code: runCode.replace(/\bmod xrepotest_[A-Za-z0-9_]+/, `mod ${fn}_tests`), append: true, notes: [] };
-    case 'go':
-      return { relPath: join(`${focalBase}_${fn}_test.go`), code: runCode, append: false, notes: [] };
-    case 'ruby':
-      return { relPath: join(`${focalBase}_${fn}_spec.rb`), code: runCode, append: false, notes: [] };
-    case 'julia':
-      return { relPath: join(`test_${fn}.jl`), code: runCode, append: false, notes: [`add include("test_${fn}.jl") to ${join('runtests.jl')}`] };
-    default:
-      return { relPath: runRelPath, code: runCode, append: false, notes: [] };
-  }
+  const place = (LANGUAGE_IDS as readonly string[]).includes(language) ? adapterFor(language as LanguageId).editor.acceptedPlacement : undefined;
+  if (!place) return { relPath: runRelPath, code: runCode, append: false, notes: [] };
+  return place({ relPath: runRelPath, code: runCode, dir, focalRelPath: focal.relPath, focalBase, fn: snakeCase(focal.functionName) });
 }

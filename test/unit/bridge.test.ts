@@ -8,7 +8,7 @@ import { taskForDocumentFunction } from '../../src/engine/extract/document';
 import { hoverToText, toBridgeLocations, toBridgeSymbols } from '../../src/extension/bridge-convert';
 import { EDITOR_DEFINITION, EDITOR_DOCUMENT_SYMBOL, EDITOR_FALLBACK, type BridgeSymbol, type EditorFallbackParams } from '../../src/shared/bridge-protocol';
 import { LspBridge } from '../../src/server/bridge';
-import { EDITOR_LANGUAGE_EXTENSIONS, editorMissingMessage, fallbackNote, focalNamePosition, HEADLESS_SERVER_NAMES } from '../../src/server/bridge-fallback';
+import { editorLanguageExtension, editorMissingMessage, fallbackNote, focalNamePosition, headlessServerName } from '../../src/server/bridge-fallback';
 import { fixture } from '../helpers/paths';
 
 const range = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
@@ -77,10 +77,10 @@ describe('bridge: the fallback to headless servers', () => {
   it('names, for each language, the extension to install and the headless server used instead', () => {
     for (const language of ['go', 'rust', 'php', 'ruby', 'julia'] as const) {
       const note = fallbackNote(language);
-      assert.ok(note.includes(EDITOR_LANGUAGE_EXTENSIONS[language].id), note);
-      assert.ok(note.includes(HEADLESS_SERVER_NAMES[language]), note);
+      assert.ok(note.includes(editorLanguageExtension(language).id), note);
+      assert.ok(note.includes(headlessServerName(language)), note);
       const missing = editorMissingMessage(language);
-      assert.ok(missing.includes(EDITOR_LANGUAGE_EXTENSIONS[language].id) && missing.includes('xrepotest.lsp.source'), missing);
+      assert.ok(missing.includes(editorLanguageExtension(language).id) && missing.includes('xrepotest.lsp.source'), missing);
     }
     assert.match(fallbackNote('php'), /no PHP language server/);
   });

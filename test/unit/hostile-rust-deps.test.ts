@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
-import { hostCargoHome } from '../../src/engine/execute/host-view';
+import { localHostViewArgs } from '../../src/engine/execute/host-view';
+import { hostCargoHome } from '../../src/engine/languages/rust/cargo-home';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { fetchDependencies, fetchEnv } from '../../src/engine/languages/rust/dependencies';
 import { forgetWarmOutcomes } from '../../src/engine/languages/rust/warm-target';
@@ -104,7 +105,7 @@ describe('hostile repositories and the trusted Rust fetch', function () {
     it(`runs nothing of the repository, reads none of its configuration (${confined ? 'bubblewrap' : 'unconfined'})`, async function () {
       if (confined && !bwrap) skipBecause(this, 'bubblewrap is not installed');
       made = hostileCrate(markDir);
-      const r = await fetchDependencies({ copyDir: made.repo, projectRoot: made.repo, bwrap: confined ? bwrap : null, timeoutMs: 120_000 });
+      const r = await fetchDependencies({ copyDir: made.repo, projectRoot: made.repo, bwrap: confined ? bwrap : null, hostView: localHostViewArgs(), timeoutMs: 120_000 });
       assert.deepEqual(markers(markDir), [], `the fetch ran the repository's code:\n${r.output}`);
       assert.ok(!r.argv.includes('--unshare-net'), 'the fetch needs the network');
       if (!r.ok) {
@@ -136,7 +137,7 @@ describe('hostile repositories and the trusted Rust fetch', function () {
       git(['commit', '-qm', 'secret']);
       made = makeCrate('hostile_git', `[dependencies]\nxrtsecret = { git = "file://${secret}" }\n`);
       const before = fs.existsSync(path.join(hostCargoHome(), 'git', 'db')) ? fs.readdirSync(path.join(hostCargoHome(), 'git', 'db')) : [];
-      const r = await fetchDependencies({ copyDir: made.repo, projectRoot: made.repo, bwrap, timeoutMs: 120_000 });
+      const r = await fetchDependencies({ copyDir: made.repo, projectRoot: made.repo, bwrap, hostView: localHostViewArgs(), timeoutMs: 120_000 });
       assert.equal(r.ok, false, `the host's repository was fetched:\n${r.output}`);
       const after = fs.existsSync(path.join(hostCargoHome(), 'git', 'db')) ? fs.readdirSync(path.join(hostCargoHome(), 'git', 'db')) : [];
       assert.deepEqual(after.filter((d) => d.startsWith('xrtsecret') && !before.includes(d)), []);

@@ -6,7 +6,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Bm25Okapi, rankBm25, whitespaceTokens } from '../../src/engine/context/bm25';
 import { cosine, EmbeddingError, NoEmbedderError, openAiCompatibleEmbedder, rankDense } from '../../src/engine/context/dense';
-import { fileContext, isTestGate, stripRustTestItems } from '../../src/engine/context/file';
+import { fileContext, stripTestItems } from '../../src/engine/context/file';
+import { isTestGate } from '../../src/engine/languages/rust/test-items';
 import {
   buildWindows,
   mergeIdentical,
@@ -218,7 +219,7 @@ describe('file context', () => {
       '}',
       '',
     ].join('\n');
-    const out = await stripRustTestItems(source);
+    const out = await stripTestItems(source, 'rust');
     for (const gone of ['helper', 'Test helpers', 'slow_tests', 'test_only_method', 'mod tests', 'assert_eq!', 'allow(dead_code)']) assert.ok(!out.includes(gone), `${gone} removed:\n${out}`);
     for (const kept of ['pub fn keep', 'pub fn also_kept', 'cfg(not(test))', 'pub fn only_outside_tests', 'pub fn method(&self)', 'impl S {']) assert.ok(out.includes(kept), `${kept} kept:\n${out}`);
     assert.ok(out.endsWith('}\n') && !out.endsWith('\n\n'), 'no blank lines left at the end');

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { checkRepository } from '../../src/engine/doctor-repo';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
-import { planHostView, probeHostFacts } from '../../src/engine/execute/host-view';
+import { localHostViewArgs, planHostView, probeHostFacts } from '../../src/engine/execute/host-view';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { fetchArgv, fetchEnv, isResolutionFailure, unresolvableProblem } from '../../src/engine/languages/rust/dependencies';
 import { forgetWarmOutcomes } from '../../src/engine/languages/rust/warm-target';
@@ -35,7 +35,7 @@ describe('Rust dependencies: what the sandbox and the trusted fetch see', () => 
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-cargo-home-'));
     try {
       const env = { ...process.env, CARGO_HOME: home };
-      const argv = fetchArgv({ copyDir: '/tmp/xrt-sandbox-x', projectRoot: '/tmp/xrt-sandbox-x/crate', bwrap: '/usr/bin/bwrap' }, '/tmp/xrt-fetch', env);
+      const argv = fetchArgv({ copyDir: '/tmp/xrt-sandbox-x', projectRoot: '/tmp/xrt-sandbox-x/crate', bwrap: '/usr/bin/bwrap', hostView: localHostViewArgs() }, '/tmp/xrt-fetch', env);
       const i = argv.indexOf('--');
       const cargo = argv.slice(i + 1);
       assert.deepEqual(cargo, ['cargo', 'fetch', '--manifest-path', '/tmp/xrt-sandbox-x/crate/Cargo.toml']);

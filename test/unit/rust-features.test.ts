@@ -3,7 +3,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
-import { formatRustFeatureNeeds, rustFeatureNeeds } from '../../src/engine/doctor-repo';
+import { extractRepository } from '../../src/engine/extract/extract';
+import { formatRustFeatureNeeds, rustFeatureNeeds } from '../../src/engine/languages/rust/doctor';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { chooseFeatures, evaluateCfg, gateOfAttribute, parseCfg, type CfgEnvironment, type Gate } from '../../src/engine/languages/rust/cfg';
 import { closeFeatures, parseCargoFeatures } from '../../src/engine/languages/rust/manifest';
@@ -98,7 +99,7 @@ describe('Rust cfg gates and features', function () {
     });
 
     it('doctor --repo lists the features the tasks need and the functions dropped as cfg-excluded', async () => {
-      const needs = await rustFeatureNeeds(dir);
+      const needs = rustFeatureNeeds(await extractRepository(dir, { languages: ['rust'] }));
       // The release's filters (20 lines): none of the small gated functions is a task.
       assert.deepEqual(needs, { tasks: 0, bySet: {}, cfgExcluded: 4 });
       const text = formatRustFeatureNeeds(needs).join('\n');

@@ -2,7 +2,6 @@ import { adapterFor } from '../languages';
 import { DEFAULT_EXCLUDED_DIRS, listSourceFiles, readSourceText } from '../extract/files';
 import type { LanguageId } from '../parse/grammars';
 import { parseWithDeadline } from '../parse/parse';
-import { testGatedItems } from './file';
 import type { TaskRecord } from '../tasks/record';
 import { pathInRepository } from '../tasks/task-path';
 import type { RetrievedWindow } from './types';
@@ -121,10 +120,8 @@ async function inFileTestsMentioning(language: LanguageId, source: string, name:
       .listFunctions(parsed.tree, source)
       .filter((fn) => fn.isTestCode && mentions(fn.node.text, name))
       .map((fn) => [fn.startLine, fn.endLine]);
-    if (language === 'rust') {
-      for (const item of testGatedItems(parsed.tree.rootNode)) {
-        if (mentions(source.slice(item.startIndex, item.endIndex), name)) ranges.push([item.startLine, item.endLine]);
-      }
+    for (const item of adapterFor(language).testOnlyItems?.(parsed.tree.rootNode) ?? []) {
+      if (mentions(source.slice(item.startIndex, item.endIndex), name)) ranges.push([item.startLine, item.endLine]);
     }
     return ranges;
   } finally {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
 import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
-import type { LanguageId } from '../parse/grammars';
+import { adapterFor, type LanguageId } from '../languages';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { CappedOutput } from './output';
@@ -28,19 +28,6 @@ const QUIET_EXEC_MS = 120_000;
 const KEEP_ALIVE = ['sleep', 'infinity'];
 
 const SIGNALS: Record<number, string> = { 1: 'SIGHUP', 2: 'SIGINT', 6: 'SIGABRT', 9: 'SIGKILL', 11: 'SIGSEGV', 13: 'SIGPIPE', 15: 'SIGTERM' };
-
-const VERSION_SCRIPT: Record<LanguageId, string> = {
-  go: 'echo "go=$(go version)"',
-  rust:
-    'echo "rustc=$(rustc --version)"; echo "cargo=$(cargo --version)"; ' +
-    'v=$(rustc -vV | sed -n "s/^LLVM version: \\([0-9]*\\).*/\\1/p"); echo "llvm-profdata=$(llvm-profdata-$v --version 2>&1 | grep -m1 -i version | sed "s/^ *//")"',
-  // The PHPUnit a test phase runs: an environment image's Composer-installed one, else the image's.
-  php:
-    'P=phpunit; [ -n "${XRT_DEPS:-}" ] && [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && P="$XRT_DEPS/vendor/bin/phpunit"; ' +
-    'echo "php=$(php --version | head -n1)"; echo "phpunit=$($P --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',
-  ruby: 'echo "ruby=$(ruby --version)"; echo "rspec=$(rspec --version | tr "\\n" " ")"',
-  julia: 'echo "julia=$(julia --version)"',
-};
 
 export interface DockerExecutorOptions {
   /** An engine already connected (else `connectEngine()`). */
@@ -183,7 +170,7 @@ export class DockerExecutor implements Executor {
       Image: image,
       // Our own entrypoint: a published image's ENTRYPOINT would otherwise wrap the command.
       Entrypoint: ['sh'],
-      Cmd: ['-c', VERSION_SCRIPT[language]],
+      Cmd: ['-c', adapterFor(language).image.versionScript],
       Labels: ownerLabels(randomUUID()),
       HostConfig: { NetworkMode: 'none', Ulimits: defaultUlimits() },
     });

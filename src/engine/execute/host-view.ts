@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { localPhpunitHome } from '../languages/php/runners';
+import { adapterFor, LANGUAGE_IDS } from '../languages';
+import type { HostProbe } from '../languages/execution-types';
 import { which } from '../util/which';
 
 /**
@@ -54,8 +55,10 @@ const ETC_SECRET_DIRS = [
   '/etc/NetworkManager/system-connections', '/etc/credstore', '/etc/credstore.encrypted', '/etc/docker',
 ];
 
-/** The toolchain commands the local executor runs (REQUIRED_TOOLS in local.ts, and the coverage tools). */
-export const TOOLCHAIN_COMMANDS = ['go', 'cargo', 'rustc', 'rustup', 'php', 'phpunit', 'ruby', 'rspec', 'bundle', 'julia'];
+/** The toolchain commands the local executor runs: each language's `local.hostCommands`. */
+export function toolchainCommands(): string[] {
+  return LANGUAGE_IDS.flatMap((id) => adapterFor(id).local.hostCommands);
+}
 
 function isUnder(p: string, dir: string): boolean {
   return p === dir || p.startsWith(dir.endsWith('/') ? dir : dir + '/');
@@ -154,7 +157,7 @@ function outputLines(cmd: string, args: string[]): string[] {
   return r.status === 0 ? r.stdout.split('\n').map((l) => l.trim()).filter(Boolean) : [];
 }
 
-function realDir(p: string | undefined): string | null {
+function realDir(p: string | undefined | null): string | null {
   if (!p) return null;
   try {
     const real = fs.realpathSync(p);
@@ -166,15 +169,16 @@ function realDir(p: string | undefined): string | null {
 
 /**
  * The folders this machine's toolchains read, found as the executor finds the toolchains: PATH, and
- * the settings it passes through (RUSTUP_HOME, GOMODCACHE). User-level gem and depot folders are not
- * among them: HOME points into the sandbox, so the toolchains would not look there anyway.
+ * the settings it passes through (each language's `local.hostDirs`: GOROOT, RUSTUP_HOME, gem folders).
+ * User-level gem and depot folders are not among them: HOME points into the sandbox, so the
+ * toolchains would not look there anyway.
  */
 export function probeHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts {
   const home = os.homedir();
   const homes = [...new Set(['/home', '/root', home, env.HOME ?? home].filter((h) => path.isAbsolute(h)))];
-  const dirs: Array<string | undefined> = [];
+  const dirs: Array<string | undefined | null> = [];
   const executables: HostFacts['executables'] = [];
-  for (const cmd of TOOLCHAIN_COMMANDS) {
+  for (const cmd of toolchainCommands()) {
     const found = which(cmd);
     if (!found) continue;
     try {
@@ -184,47 +188,10 @@ export function probeHostFacts(env: NodeJS.ProcessEnv = process.env): HostFacts 
     }
   }
   const has = (cmd: string): boolean => executables.some((e) => path.basename(e.found) === cmd);
-  if (has('go')) {
-    const [goroot, gomodcache] = outputLines('go', ['env', 'GOROOT', 'GOMODCACHE']);
-    dirs.push(goroot, env.GOMODCACHE ?? gomodcache);
-  }
-  if (has('cargo') || has('rustc') || has('rustup')) {
-    dirs.push(env.RUSTUP_HOME ?? path.join(home, '.rustup'));
-    // Only cargo's commands (rustup's proxies) and its download caches, never the home itself: it
-    // also holds registry credentials and the user's configuration. The caches are filled by the
-    // engine's trusted fetch (languages/rust/dependencies.ts) and read offline, like Go's module cache.
-    const cargoHome = hostCargoHome(env);
-    dirs.push(path.join(cargoHome, 'bin'), ...cargoCacheDirs(cargoHome));
-  }
-  // Project-local PHPUnits (scripts/setup-phpunit.sh), picked by a package's constraint (languages/php/runners.ts).
-  if (has('php')) dirs.push(localPhpunitHome(env));
-  if (has('ruby')) {
-    const gemDirs = outputLines('ruby', ['-e', 'puts Gem.path']);
-    dirs.push(...gemDirs.filter((d) => !homes.some((h) => isUnder(d, h))));
-  }
+  const probe: HostProbe = { env, home, homes, has, outputLines, isUnder };
+  for (const id of LANGUAGE_IDS) dirs.push(...(adapterFor(id).local.hostDirs?.(probe) ?? []));
   const toolchainDirs = [...new Set(dirs.map(realDir).filter((d): d is string => d !== null))];
   return { homes, toolchainDirs, executables, kind: kindOf, readlink: (p) => fs.readlinkSync(p) };
-}
-
-/** Cargo's home on this machine: `CARGO_HOME`, else `~/.cargo`. */
-export function hostCargoHome(env: NodeJS.ProcessEnv = process.env): string {
-  return env.CARGO_HOME && path.isAbsolute(env.CARGO_HOME) ? env.CARGO_HOME : path.join(os.homedir(), '.cargo');
-}
-
-/**
- * The download caches of a cargo home (registry indexes, crate files and sources, git checkouts),
- * made if missing: the view is probed once per process, and a fetch later in the run must be seen.
- */
-export function cargoCacheDirs(cargoHome: string): string[] {
-  const dirs = [path.join(cargoHome, 'registry'), path.join(cargoHome, 'git')];
-  for (const d of dirs) {
-    try {
-      fs.mkdirSync(d, { recursive: true });
-    } catch {
-      /* a read-only home: whatever is there is what the sandbox gets */
-    }
-  }
-  return dirs;
 }
 
 let cachedArgs: string[] | undefined;

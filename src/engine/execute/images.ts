@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type Dockerode from 'dockerode';
-import type { LanguageId } from '../parse/grammars';
+import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { resourceRoot } from '../util/resources';
 import { runBuild, ImageBuildError, type BuildProgress } from './image-build';
 import { copyRepository } from './copy-repository';
@@ -18,14 +18,10 @@ const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 export type ImageVariant = 'official' | 'debian';
 export type ImageSource = 'auto' | ImageVariant;
 
-/** The official images the language images start from when a registry answers. */
-export const OFFICIAL_BASES: Record<LanguageId, string> = {
-  go: 'docker.io/library/golang:1.24-bookworm',
-  rust: 'docker.io/library/rust:1.85-bookworm',
-  php: 'docker.io/library/php:8.3-cli-bookworm',
-  ruby: 'docker.io/library/ruby:3.3-bookworm',
-  julia: 'docker.io/library/julia:1.10-bookworm',
-};
+/** The official image a language image starts from when a registry answers (languages/<id>/image.ts). */
+function officialBase(language: LanguageId): string {
+  return adapterFor(language).image.officialBase;
+}
 
 export const LABEL = {
   marker: 'xrepotest',
@@ -144,15 +140,17 @@ export interface BuiltImage {
  */
 export async function buildLanguageImage(docker: Dockerode, language: LanguageId, from: ImageSource, opts: BuildOptions = {}): Promise<BuiltImage> {
   let variant: ImageVariant;
-  if (from === 'auto') variant = (await officialAvailable(docker, OFFICIAL_BASES[language], opts)) ? 'official' : 'debian';
+  const adapter = adapterFor(language);
+  const official = adapter.image.officialBase;
+  if (from === 'auto') variant = (await officialAvailable(docker, official, opts)) ? 'official' : 'debian';
   else variant = from;
-  if (variant === 'official' && from === 'official' && !(await officialAvailable(docker, OFFICIAL_BASES[language], opts))) {
-    throw new ImageBuildError(`${OFFICIAL_BASES[language]} cannot be pulled: no registry answers (try --from debian)`, '');
+  if (variant === 'official' && from === 'official' && !(await officialAvailable(docker, official, opts))) {
+    throw new ImageBuildError(`${official} cannot be pulled: no registry answers (try --from debian)`, '');
   }
-  if (variant === 'debian' && language === 'julia') {
+  if (variant === 'debian' && adapter.image.noDebianVariant) {
     throw new ImageBuildError(
-      `julia: Debian has no Julia package, and ${OFFICIAL_BASES.julia} cannot be pulled (no registry answers); ` +
-        'the Julia image needs a registry (or a local copy of that image: `docker load`)',
+      `${language}: ${adapter.image.noDebianVariant}, and ${official} cannot be pulled (no registry answers); ` +
+        `the ${adapter.displayName} image needs a registry (or a local copy of that image: \`docker load\`)`,
       '',
     );
   }
@@ -169,7 +167,7 @@ export async function buildLanguageImage(docker: Dockerode, language: LanguageId
       dockerfile,
       networkmode: 'host',
       labels: { [LABEL.marker]: '1', [LABEL.kind]: 'language', [LABEL.language]: language, [LABEL.variant]: variant },
-      buildargs: { BASE: variant === 'debian' ? BASE_IMAGE : OFFICIAL_BASES[language] },
+      buildargs: { BASE: variant === 'debian' ? BASE_IMAGE : officialBase(language) },
     },
   );
   await runBuild(stream, opts);
@@ -219,30 +217,27 @@ export async function listImages(docker: Dockerode): Promise<ImageRow[]> {
 
 // ---- per-repository environment images --------------------------------------------------------
 
-const SKIPPED_DIRS = new Set(['.git', '.hg', '.svn', 'target', 'vendor', 'node_modules', '.xrt', '.bundle', 'testdata']);
+/** Folders an environment image neither searches for manifests nor copies: VCS, ours, and each language's `image.skippedDirs`. */
+function skippedDirs(): Set<string> {
+  return new Set(['.git', '.hg', '.svn', 'node_modules', '.xrt', ...LANGUAGE_IDS.flatMap((l) => adapterFor(l).image.skippedDirs ?? [])]);
+}
 
-const MANIFESTS: Record<LanguageId, string> = {
-  go: 'go.mod',
-  rust: 'Cargo.toml',
-  php: 'composer.json',
-  ruby: 'Gemfile',
-  julia: 'Project.toml',
-};
-
-/** Folders (relative, '' = the root) holding the manifest; nested ones only for Go (one module each). */
+/** Folders (relative, '' = the root) holding the manifest; nested ones only where each is a project (Go's modules). */
 export function manifestDirs(repoDir: string, language: LanguageId): string[] {
+  const { manifest, nestedManifests } = adapterFor(language).image;
   const found: string[] = [];
+  const skipped = skippedDirs();
   const walk = (rel: string, depth: number): void => {
     const abs = path.join(repoDir, rel);
     const entries = fs.readdirSync(abs, { withFileTypes: true });
-    const here = entries.some((e) => e.isFile() && e.name === MANIFESTS[language]);
+    const here = entries.some((e) => e.isFile() && e.name === manifest);
     if (here) {
       found.push(rel);
       // A Cargo workspace, a Composer project or a bundle resolves everything below it.
-      if (language !== 'go') return;
+      if (!nestedManifests) return;
     }
     if (depth >= 6) return;
-    for (const e of entries) if (e.isDirectory() && !SKIPPED_DIRS.has(e.name) && !e.name.startsWith('.')) walk(path.join(rel, e.name), depth + 1);
+    for (const e of entries) if (e.isDirectory() && !skipped.has(e.name) && !e.name.startsWith('.')) walk(path.join(rel, e.name), depth + 1);
   };
   walk('', 0);
   return found.filter((rel) => !dependenciesProvided(language, path.join(repoDir, rel)));
@@ -252,33 +247,15 @@ function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** Gems and Composer packages every language image has already (Debian's or the official image's). */
-const PROVIDED: Partial<Record<LanguageId, RegExp>> = {
-  php: /^(php|php-64bit|ext-.+|lib-.+|composer-plugin-api|composer-runtime-api|phpunit\/phpunit)$/i,
-  ruby: /^(rspec|rspec-core|rspec-expectations|rspec-mocks|rspec-support|simplecov|simplecov-html|rake|bundler)$/,
-};
-
 /**
  * Whether a manifest folder asks only for what the image already has: then there is nothing to fetch
  * (and nothing that needs a registry), so the environment is the language image as it is.
  */
 export function dependenciesProvided(language: LanguageId, dir: string): boolean {
-  const provided = PROVIDED[language];
+  const provided = adapterFor(language).image.dependenciesProvided;
   if (!provided) return false;
   try {
-    if (language === 'php') {
-      const composer = JSON.parse(fs.readFileSync(path.join(dir, 'composer.json'), 'utf8')) as { require?: object; 'require-dev'?: object };
-      return [...Object.keys(composer.require ?? {}), ...Object.keys(composer['require-dev'] ?? {})].every((n) => provided.test(n));
-    }
-    const files = fs.readdirSync(dir).filter((f) => f === 'Gemfile' || f.endsWith('.gemspec'));
-    const names: string[] = [];
-    for (const f of files) {
-      const text = fs.readFileSync(path.join(dir, f), 'utf8');
-      for (const m of text.matchAll(/^\s*(?:gem|\w+\.add_(?:runtime_|development_)?dependency)\s*\(?\s*["']([^"']+)["']/gm)) names.push(m[1]);
-      // `gemspec` in a Gemfile pulls in the gemspec's dependencies, read above; `git:`/`path:` sources cannot be known.
-      if (/\b(git|github|path)\s*:/.test(text)) return false;
-    }
-    return names.every((n) => provided.test(n));
+    return provided(dir);
   } catch {
     return false;
   }
@@ -287,18 +264,7 @@ export function dependenciesProvided(language: LanguageId, dir: string): boolean
 /** The install command for one manifest folder; dependency caches are the ones docker/README.md lists. */
 function installCommand(language: LanguageId, repoName: string, rel: string): string {
   const cd = `cd ${shellQuote(path.posix.join('/xrt/src', repoName, rel))}`;
-  switch (language) {
-    case 'go':
-      return `${cd} && GOPROXY=https://proxy.golang.org,direct GOFLAGS=-mod=mod go mod download -x`;
-    case 'rust':
-      return `${cd} && CARGO_NET_OFFLINE=false cargo fetch`;
-    case 'php':
-      return `${cd} && COMPOSER_VENDOR_DIR=${shellQuote(path.posix.join('/xrt/deps', repoName, rel, 'vendor'))} composer install --no-interaction --no-progress --no-scripts --prefer-dist`;
-    case 'ruby':
-      return `${cd} && bundle install --jobs 4`;
-    case 'julia':
-      return `${cd} && julia --startup-file=no --project=. -e 'using Pkg; Pkg.instantiate()'`;
-  }
+  return adapterFor(language).image.installCommand({ cd, depsDir: path.posix.join('/xrt/deps', repoName, rel), quote: shellQuote });
 }
 
 const HOST_CA_BUNDLES = ['/etc/ssl/certs/ca-certificates.crt', '/etc/pki/tls/certs/ca-bundle.crt', '/etc/ssl/cert.pem'];
@@ -310,7 +276,8 @@ export function envImageTag(repoName: string, language: LanguageId, contentHash:
 
 function hashManifests(repoDir: string, dirs: string[], languageImageId: string): string {
   const h = createHash('sha256').update(languageImageId);
-  const locks = ['go.mod', 'go.sum', 'Cargo.toml', 'Cargo.lock', 'composer.json', 'composer.lock', 'Gemfile', 'Gemfile.lock', 'Project.toml', 'Manifest.toml'];
+  // Every language's lock files: a repository of several languages gets a new image when any changes.
+  const locks = LANGUAGE_IDS.flatMap((l) => adapterFor(l).image.lockFiles);
   for (const d of dirs) {
     for (const f of locks) {
       const p = path.join(repoDir, d, f);
@@ -350,7 +317,7 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
       // The sandbox's copy rules (links kept only inside the repository, no FIFOs, no huge files):
       // fs.cpSync would turn relative links into absolute ones into the user's checkout.
       fs.mkdirSync(path.join(context, 'src'));
-      copyRepository(repoAbs, path.join(context, 'src'), { skipNames: SKIPPED_DIRS });
+      copyRepository(repoAbs, path.join(context, 'src'), { skipNames: skippedDirs() });
       const installs = dirs.map((d) => installCommand(language, repoName, d));
       // The host's CA bundle, for the install step only: behind a TLS-inspecting proxy the registries
       // answer with certificates only the host trusts. Not kept in the image.
@@ -359,7 +326,9 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
       if (hostCa) {
         fs.copyFileSync(hostCa, path.join(context, 'src', '.xrt-host-ca.crt'));
         const ca = path.posix.join('/xrt/src', repoName, '.xrt-host-ca.crt');
-        trust = `export SSL_CERT_FILE=${ca} CARGO_HTTP_CAINFO=${ca} GIT_SSL_CAINFO=${ca} COMPOSER_CAFILE=${ca}; `;
+        // Every fetcher's own setting too (the languages' `image.caBundleEnv`: cargo, Composer).
+        const vars = ['SSL_CERT_FILE', ...LANGUAGE_IDS.flatMap((l) => adapterFor(l).image.caBundleEnv ?? []), 'GIT_SSL_CAINFO'];
+        trust = `export ${vars.map((v) => `${v}=${ca}`).join(' ')}; `;
       }
       lines.push(
         `COPY src ${path.posix.join('/xrt/src', repoName)}`,

@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { localPhpunitRunners } from '../languages/php/runners';
-import type { LanguageId } from '../parse/grammars';
-import { hostCargoHome, localHostViewArgs } from './host-view';
+import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
+import { localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
 import { which } from '../util/which';
@@ -24,32 +23,6 @@ export interface LocalExecutorOptions {
   /** Build caches shared across tasks (default: ~/.cache/xrepotest/local). */
   cacheRoot?: string;
 }
-
-const TOOL_VERSION_COMMANDS: Record<LanguageId, Array<[string, string[]]>> = {
-  go: [['go', ['version']]],
-  rust: [['rustc', ['--version']], ['cargo', ['--version']]],
-  php: [['php', ['--version']], ['phpunit', ['--version']]],
-  ruby: [['ruby', ['--version']], ['rspec', ['--version']]],
-  julia: [['julia', ['--version']]],
-};
-
-/** The commands each language's phases call on the host, and how to get them. */
-const REQUIRED_TOOLS: Record<LanguageId, Array<{ cmd: string; install: string }>> = {
-  go: [{ cmd: 'go', install: 'https://go.dev/dl/, or Debian golang-go' }],
-  rust: [
-    { cmd: 'cargo', install: 'rustup, https://rustup.rs' },
-    { cmd: 'rustc', install: 'rustup, https://rustup.rs' },
-  ],
-  php: [
-    { cmd: 'php', install: 'Debian php-cli php-xml php-mbstring php-pcov' },
-    { cmd: 'phpunit', install: 'Debian phpunit, or composer require --dev phpunit/phpunit' },
-  ],
-  ruby: [
-    { cmd: 'ruby', install: 'Debian ruby' },
-    { cmd: 'rspec', install: 'Debian ruby-rspec, or gem install rspec' },
-  ],
-  julia: [{ cmd: 'julia', install: 'https://julialang.org/downloads/ (no Debian package), or use the docker executor with the Julia image' }],
-};
 
 function firstLine(cmd: string, args: string[]): string | null {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 20_000 });
@@ -191,17 +164,10 @@ function seedCache(shared: string, target: string): void {
   fs.cpSync(shared, target, { recursive: true });
 }
 
-/** Host settings the toolchains need though HOME points into the sandbox (rustup's toolchains, Go's module cache). */
+/** Host settings the toolchains need though HOME points into the sandbox (each language's `local.hostEnv`). */
 function hostToolchainEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
-  const home = os.homedir();
-  const rustupHome = process.env.RUSTUP_HOME ?? path.join(home, '.rustup');
-  if (fs.existsSync(rustupHome)) env.RUSTUP_HOME = rustupHome;
-  // Cargo's caches (registry/, git/) are read-only in the sandbox's view (host-view.ts); the rest of
-  // the home is not there, so cargo finds neither the user's configuration nor credentials.
-  if (which('cargo')) env.CARGO_HOME = hostCargoHome();
-  const gomodcache = process.env.GOMODCACHE ?? (which('go') ? firstLine('go', ['env', 'GOMODCACHE']) : null);
-  if (gomodcache) env.GOMODCACHE = gomodcache;
+  for (const id of LANGUAGE_IDS) Object.assign(env, adapterFor(id).local.hostEnv?.(which));
   return env;
 }
 
@@ -229,12 +195,17 @@ export class LocalExecutor implements Executor {
   }
 
   get capabilities(): ExecutorCapabilities {
-    return { hostToolchains: true, hostFetch: { bubblewrap: this.bwrap } };
+    return { hostToolchains: true, hostFetch: { bubblewrap: this.bwrap, hostView: this.confinement?.hostView } };
   }
 
   /** The bubblewrap this executor confines commands with, or null when it runs them unconfined. */
   get bubblewrap(): string | null {
     return this.bwrap;
+  }
+
+  /** The bubblewrap and the host's view it shows (host-view.ts), for trusted steps confined the same way; null when unconfined. */
+  get confinement(): { bwrap: string; hostView: readonly string[] } | null {
+    return this.bwrap ? { bwrap: this.bwrap, hostView: localHostViewArgs() } : null;
   }
 
   sharedCache(language: LanguageId): SharedCache {
@@ -244,7 +215,7 @@ export class LocalExecutor implements Executor {
   }
 
   async unavailable(language: LanguageId): Promise<string | null> {
-    const missing = REQUIRED_TOOLS[language].filter((t) => !which(t.cmd));
+    const missing = adapterFor(language).local.required.filter((t) => !which(t.cmd));
     if (!missing.length) return null;
     return `the local executor cannot run ${language} here: ${missing.map((t) => `${t.cmd} is not installed (${t.install})`).join('; ')}`;
   }
@@ -253,15 +224,13 @@ export class LocalExecutor implements Executor {
     let versions = this.versions.get(language);
     if (!versions) {
       versions = {};
-      for (const [cmd, args] of TOOL_VERSION_COMMANDS[language]) {
-        const v = firstLine(cmd, args);
+      const tools = adapterFor(language).local;
+      for (const [cmd, args] of tools.versionCommands) {
+        const v = firstLine(cmd, [...args]);
         if (v) versions[cmd] = v;
       }
-      // PHP: the project-local PHPUnits a package's constraint may pick instead (languages/php/runners.ts).
-      if (language === 'php') {
-        const local = localPhpunitRunners().filter((r) => r.origin === 'project-local');
-        if (local.length) versions['phpunit (project-local)'] = local.map((r) => r.version).join(', ');
-      }
+      // What else the language reports (PHP: the project-local PHPUnits a constraint may pick).
+      Object.assign(versions, tools.moreVersions?.());
       this.versions.set(language, versions);
     }
     const isolation = this.bwrap

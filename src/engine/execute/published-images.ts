@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type Dockerode from 'dockerode';
-import type { LanguageId } from '../parse/grammars';
+import { adapterFor, type LanguageId } from '../languages';
 import { ownerLabels } from './docker';
 
 /**
@@ -243,28 +243,6 @@ export async function publishedCheckout(docker: Dockerode, image: string, langua
   }
 }
 
-/**
- * What our phase commands need in an image (docs/execution.md), as shell checks printing
- * `missing=<what>` for each gap. The published images were made for the paper's harness, not ours
- * (xdebug rather than pcov, cargo-llvm-cov rather than bare llvm tools, per-repo vendor/bundle).
- */
-const TOOL_CHECKS: Record<LanguageId, string> = {
-  go: 'command -v go >/dev/null || echo "missing=go"',
-  rust: [
-    'command -v cargo >/dev/null || echo "missing=cargo"',
-    'V=$(rustc -vV 2>/dev/null | sed -n "s/^LLVM version: \\([0-9]*\\).*/\\1/p")',
-    'command -v llvm-profdata-$V >/dev/null || command -v llvm-profdata >/dev/null || echo "missing=llvm-profdata (coverage needs llvm-profdata-$V or llvm-profdata)"',
-    'command -v llvm-cov-$V >/dev/null || command -v llvm-cov >/dev/null || echo "missing=llvm-cov (coverage needs llvm-cov-$V or llvm-cov)"',
-  ].join('; '),
-  php: [
-    'command -v php >/dev/null || echo "missing=php"',
-    'php -r "exit(extension_loaded(\'pcov\') ? 0 : 1);" 2>/dev/null || php -d extension=pcov -r "exit(extension_loaded(\'pcov\') ? 0 : 1);" 2>/dev/null || echo "missing=pcov (PHP coverage is measured with pcov; the image has none, so coverage would read as zero)"',
-    'command -v phpunit >/dev/null || echo "missing=phpunit on PATH (only a repository\'s own vendor/bin/phpunit can run)"',
-  ].join('; '),
-  ruby: ['command -v ruby >/dev/null || echo "missing=ruby"', 'command -v rspec >/dev/null || echo "missing=rspec on PATH"'].join('; '),
-  julia: 'command -v julia >/dev/null || echo "missing=julia"',
-};
-
 /** Every phase runs under `timeout` (the docker executor's deadline) and some through `sh`. */
 const COMMON_CHECKS = 'command -v timeout >/dev/null || echo "missing=timeout (coreutils)"; command -v sh >/dev/null || echo "missing=sh"';
 
@@ -276,7 +254,10 @@ export async function missingTools(docker: Dockerode, image: string, language: L
   const container = await docker.createContainer({
     Image: image,
     Entrypoint: ['sh', '-c'],
-    Cmd: [`${COMMON_CHECKS}; ${TOOL_CHECKS[language]}; true`],
+    // What our phase commands need in an image (docs/execution.md), each language's `image.toolChecks`:
+    // the published images were made for the paper's harness, not ours (xdebug rather than pcov,
+    // cargo-llvm-cov rather than bare llvm tools, per-repo vendor/bundle).
+    Cmd: [`${COMMON_CHECKS}; ${adapterFor(language).image.toolChecks}; true`],
     Labels: ownerLabels(randomUUID()),
     NetworkDisabled: true,
     HostConfig: { NetworkMode: 'none', Ulimits: [{ Name: 'nofile', Soft: 4096, Hard: 4096 }, { Name: 'nproc', Soft: 16384, Hard: 16384 }] },

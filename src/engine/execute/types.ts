@@ -97,7 +97,7 @@ export interface ExecutorCapabilities {
    * fetch into a warm shared build folder), confined by `bubblewrap` (null: unconfined). Absent where
    * dependencies are fetched elsewhere (an environment image, at build time) or not shared.
    */
-  hostFetch?: { bubblewrap: string | null };
+  hostFetch?: { bubblewrap: string | null; hostView?: readonly string[] };
   /**
    * Builds (or reuses) a repository's environment image, its dependencies fetched once, and names it.
    * Absent where the executor runs no images.

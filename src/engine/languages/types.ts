@@ -7,6 +7,7 @@ import type { LanguageFailureRules } from '../score/failure-rules';
 import type { LanguageInvocation } from '../score/invocation-target';
 import type { LanguageTamperingRules } from '../score/tampering-rules';
 import type { TaskRecord } from '../tasks/record';
+import type { LanguageEditor, LanguageImage, LanguageLsp, LocalTools, RepositoryDoctor, TestOnlyItem } from './execution-types';
 
 export type { LanguageId };
 
@@ -99,8 +100,18 @@ export interface LanguageAdapter extends LanguageExtraction {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  /** How its container images are made (execute/images.ts, published-images.ts, docker.ts). */
+  image: LanguageImage;
+  /** What the local executor needs of the host (execute/local.ts, host-view.ts). */
+  local: LocalTools;
+  /** `doctor --repo`: the untouched project's build and the language's own checks (doctor-repo.ts). */
+  doctor: RepositoryDoctor;
+  /** LSP context: grammar parts and the headless server (context/lsp/). */
+  lsp: LanguageLsp;
+  /** Test-only items of a source file, stripped from file context and left out of retrieval (Rust `#[cfg(test)]`). */
+  testOnlyItems?(root: Node): TestOnlyItem[];
+  /** The editor's language ids, server extension and accepted-test placement (server/). */
+  editor: LanguageEditor;
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

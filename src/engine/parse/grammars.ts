@@ -2,10 +2,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Language, Parser } from 'web-tree-sitter';
+import type { LanguageId } from '../languages/ids';
 import { resourceRoot } from '../util/resources';
 
-export type LanguageId = 'rust' | 'go' | 'php' | 'ruby' | 'julia';
-export const LANGUAGE_IDS: readonly LanguageId[] = ['rust', 'go', 'php', 'ruby', 'julia'];
+export { LANGUAGE_IDS, type LanguageId } from '../languages/ids';
 
 let runtimeReady: Promise<void> | undefined;
 const languages = new Map<LanguageId, Promise<Language>>();

@@ -130,23 +130,17 @@ function leadingStart(node: Node, syntax: LspSyntax): number {
   return start;
 }
 
-/** Attribute text right above a node (Rust `#[test]`, `#[cfg(test)]`). */
-function attributesAbove(n: Node): string {
-  let text = '';
-  for (let p = n.previousNamedSibling; p && (p.type === 'attribute_item' || p.type === 'line_comment'); p = p.previousNamedSibling) text += p.text;
-  return text;
-}
-
 /**
- * Test code: in a test file, or (Rust) a #[test] function or inside a #[cfg(test)] module. Existing
- * tests of the focal function would leak their answers into the prompt.
+ * Test code: in a test file, or inside test code the syntax shows (the language's `lsp.isTestCodeNode`:
+ * Rust a #[test] function or a #[cfg(test)] module). Existing tests of the focal function would leak
+ * their answers into the prompt.
  */
 export function isTestDefinition(def: Definition, language: LanguageId, relPath: string): boolean {
-  if (adapterFor(language).isTestFile(relPath.split(path.sep).join('/'))) return true;
-  if (language !== 'rust') return false;
-  for (let n: Node | null = def.node; n; n = n.parent) {
-    if ((n.type === 'mod_item' || n.type === 'function_item') && /#\[(cfg\(test\)|test)\]/.test(attributesAbove(n))) return true;
-  }
+  const adapter = adapterFor(language);
+  if (adapter.isTestFile(relPath.split(path.sep).join('/'))) return true;
+  const isTestCode = adapter.lsp.isTestCodeNode;
+  if (!isTestCode) return false;
+  for (let n: Node | null = def.node; n; n = n.parent) if (isTestCode(n)) return true;
   return false;
 }
 

@@ -183,7 +183,7 @@ export async function collectLspContext(
     };
     // (i) parameter and receiver types, then the types they depend on.
     const argNames = uniqueByText(syntax.parameterTypeNames(fn.node));
-    const typeHow: Array<'definition' | 'typeDefinition'> = language === 'ruby' ? ['typeDefinition', 'definition'] : ['definition', 'typeDefinition'];
+    const typeHow: Array<'definition' | 'typeDefinition'> = adapterFor(language).lsp.typeDefinitionFirst ? ['typeDefinition', 'definition'] : ['definition', 'typeDefinition'];
     const argDefs = (await Promise.all(argNames.map((n) => definitionsAt(focalFile, n, typeHow)))).flat();
     const added = argDefs.filter((d): d is Definition => d !== null && out.add('argumentDefinitions', d));
     const deps = await Promise.all(

@@ -7,6 +7,12 @@ import { goMutationEdits } from './mutation';
 import { goPrompt } from './prompt';
 import { goTamperingRules } from './tampering';
 import { goToolchain } from './toolchain';
+import { goDoctor } from './doctor';
+import { goEditor } from './editor';
+import { goHostTools } from './host-tools';
+import { goImage } from './image';
+import { resolveGopls } from './lsp-server';
+import { goLspSyntax } from './lsp-syntax';
 
 /**
  * Everything the engine knows about Go: the one object the rest of the engine looks up
@@ -26,6 +32,13 @@ export const goAdapter: LanguageAdapter = {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  image: goImage,
+  local: goHostTools,
+  doctor: goDoctor,
+  lsp: {
+    syntax: goLspSyntax,
+    resolveServer: resolveGopls,
+    serverName: 'gopls',
+  },
+  editor: goEditor,
 };

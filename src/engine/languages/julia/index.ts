@@ -7,6 +7,12 @@ import { juliaMutationEdits } from './mutation';
 import { juliaPrompt } from './prompt';
 import { juliaTamperingRules } from './tampering';
 import { juliaToolchain } from './toolchain';
+import { juliaDoctor } from './doctor';
+import { juliaEditor } from './editor';
+import { juliaHostTools } from './host-tools';
+import { juliaImage } from './image';
+import { resolveJuliaServer } from './lsp-server';
+import { juliaLspSyntax } from './lsp-syntax';
 
 /**
  * Everything the engine knows about Julia: the one object the rest of the engine looks up
@@ -26,6 +32,13 @@ export const juliaAdapter: LanguageAdapter = {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  image: juliaImage,
+  local: juliaHostTools,
+  doctor: juliaDoctor,
+  lsp: {
+    syntax: juliaLspSyntax,
+    resolveServer: resolveJuliaServer,
+    serverName: 'LanguageServer.jl',
+  },
+  editor: juliaEditor,
 };

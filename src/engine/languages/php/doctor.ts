@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readSandboxFile } from '../../execute/safe-fs';
 import type { EnvironmentProblem } from '../../score/types';
+import type { RepositoryDoctor } from '../execution-types';
 import type { ComposerJson } from './autoload';
 import { scanClassmap } from './classmap';
 import { chooseRunner, localPhpunitRunners, phpunitConstraint, type PhpunitRunner } from './runners';
@@ -43,3 +44,14 @@ export async function phpRepositoryFacts(
   }
   return { notes, problems };
 }
+
+/** PHP's part of `doctor --repo`: every file passes `php -l`; then the runner and classmap facts above. */
+export const phpDoctor: RepositoryDoctor = {
+  buildCommand: ({ base, env, sources }) => ({ ...base, argv: ['sh', '-c', `${sources('php')} | xargs -0 -r -n1 php -d display_errors=stderr -l >/dev/null`], env }),
+  fix: (repoDir) => `check the files with \`php -l\` in ${repoDir}`,
+  async repositoryFacts(check, repoDir, how) {
+    const php = await phpRepositoryFacts(repoDir, how.hostToolchains);
+    check.notes = [...(check.notes ?? []), ...php.notes];
+    check.problems.push(...php.problems);
+  },
+};

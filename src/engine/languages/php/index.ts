@@ -7,6 +7,12 @@ import { phpMutationEdits } from './mutation';
 import { phpPrompt } from './prompt';
 import { phpTamperingRules } from './tampering';
 import { phpToolchain } from './toolchain';
+import { phpDoctor } from './doctor';
+import { phpEditor } from './editor';
+import { phpHostTools } from './host-tools';
+import { phpImage } from './image';
+import { resolveIntelephense } from './lsp-server';
+import { phpLspSyntax } from './lsp-syntax';
 
 /**
  * Everything the engine knows about PHP: the one object the rest of the engine looks up
@@ -26,6 +32,13 @@ export const phpAdapter: LanguageAdapter = {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  image: phpImage,
+  local: phpHostTools,
+  doctor: phpDoctor,
+  lsp: {
+    syntax: phpLspSyntax,
+    resolveServer: resolveIntelephense,
+    serverName: 'intelephense',
+  },
+  editor: phpEditor,
 };

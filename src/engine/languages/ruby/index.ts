@@ -7,6 +7,12 @@ import { rubyMutationEdits } from './mutation';
 import { rubyPrompt } from './prompt';
 import { rubyTamperingRules } from './tampering';
 import { rubyToolchain } from './toolchain';
+import { rubyDoctor } from './doctor';
+import { rubyEditor } from './editor';
+import { rubyHostTools } from './host-tools';
+import { rubyImage } from './image';
+import { resolveTypeProf } from './lsp-server';
+import { rubyLspSyntax } from './lsp-syntax';
 
 /**
  * Everything the engine knows about Ruby: the one object the rest of the engine looks up
@@ -26,6 +32,15 @@ export const rubyAdapter: LanguageAdapter = {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  image: rubyImage,
+  local: rubyHostTools,
+  doctor: rubyDoctor,
+  lsp: {
+    syntax: rubyLspSyntax,
+    resolveServer: resolveTypeProf,
+    serverName: 'TypeProf',
+    // A parameter's definition is the parameter itself: its type's comes from typeDefinition.
+    typeDefinitionFirst: true,
+  },
+  editor: rubyEditor,
 };

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { cargoCacheDirs, hostCargoHome, localHostViewArgs } from '../../execute/host-view';
+import { cargoCacheDirs, hostCargoHome } from './cargo-home';
 import { CappedOutput } from '../../execute/output';
 import type { EnvironmentProblem } from '../../score/types';
 
@@ -36,6 +36,8 @@ export interface FetchOptions {
   projectRoot: string;
   /** bubblewrap to confine the fetch with; null runs it unconfined (then the host's cargo configuration applies). */
   bwrap: string | null;
+  /** The host as the sandbox sees it (execute/host-view.ts `localHostViewArgs`), with `bwrap`: cargo and its caches are in it. */
+  hostView?: readonly string[];
   timeoutMs?: number;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
@@ -74,16 +76,18 @@ export function fetchEnv(home: string, env: NodeJS.ProcessEnv = process.env): Re
 }
 
 /** The command line of the fetch, confined where bubblewrap is given. */
-export function fetchArgv(opts: Pick<FetchOptions, 'copyDir' | 'projectRoot' | 'bwrap'>, cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
+export function fetchArgv(opts: Pick<FetchOptions, 'copyDir' | 'projectRoot' | 'bwrap' | 'hostView'>, cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
   const cargo = ['cargo', 'fetch', '--manifest-path', path.join(opts.projectRoot, 'Cargo.toml')];
   if (!opts.bwrap) return cargo;
+  // Without the view cargo would not even exist in the sandbox: a caller that forgot it must hear so.
+  if (!opts.hostView) throw new Error('a confined cargo fetch needs the host view (execute/host-view.ts localHostViewArgs)');
   const cargoHome = hostCargoHome(env);
   // cargo's lock on its package cache, shared with the host's own cargo (made if missing).
   const lock = path.join(cargoHome, '.package-cache');
   if (!fs.existsSync(lock)) fs.writeFileSync(lock, '');
   return [
     opts.bwrap,
-    ...localHostViewArgs(),
+    ...opts.hostView,
     '--dev', '/dev',
     '--proc', '/proc',
     '--tmpfs', '/tmp',

@@ -7,6 +7,14 @@ import { rustMutationEdits } from './mutation';
 import { rustPrompt } from './prompt';
 import { rustTamperingRules } from './tampering';
 import { rustToolchain } from './toolchain';
+import { rustDoctor } from './doctor';
+import { rustEditor } from './editor';
+import { rustHostTools } from './host-tools';
+import { rustImage } from './image';
+import { resolveRustAnalyzer } from './lsp-server';
+import { rustLspSyntax } from './lsp-syntax';
+import { isRustTestCodeNode } from './lsp-test-code';
+import { testGatedItems } from './test-items';
 
 /**
  * Everything the engine knows about Rust: the one object the rest of the engine looks up
@@ -26,6 +34,15 @@ export const rustAdapter: LanguageAdapter = {
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
-
-
+  image: rustImage,
+  local: rustHostTools,
+  doctor: rustDoctor,
+  lsp: {
+    syntax: rustLspSyntax,
+    resolveServer: resolveRustAnalyzer,
+    serverName: 'rust-analyzer',
+    isTestCodeNode: isRustTestCodeNode,
+  },
+  testOnlyItems: testGatedItems,
+  editor: rustEditor,
 };

@@ -11,6 +11,10 @@ import { pidAlive } from '../../util/process-namespace';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 
 /**
+ * What the warm target needs of the local executor (execute/local.ts): its shared cache and how it
+ * confines trusted steps. Named here, not imported: execute/local.ts looks languages up.
+ */
+/**
  * A warm `target/` per repository for the local executor (docs/execution.md, "Rust"). Without it each
  * slot compiles every dependency from scratch (a minute for a crate with criterion as a dev-dependency).
  *
@@ -143,7 +147,7 @@ export interface WarmTargetPlan {
   targetInSandbox: string;
 }
 
-async function warmEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null }, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
+async function warmEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null; hostView?: readonly string[] }, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
   const dir = path.join(root, key);
   const release = await acquireLock(`${dir}.lock`);
   try {
@@ -153,7 +157,7 @@ async function warmEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap
     const target = path.join(dir, 'target');
     fs.mkdirSync(target, { recursive: true });
     const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
-    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap });
+    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap, hostView: host.hostView });
     // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
     // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
     const warm = await with_.run({ ...plan.command(target), writable: [target] });

@@ -1,0 +1,8 @@
+import type { LocalTools } from '../execution-types';
+
+/** What Julia's phases need on the host (local executor). */
+export const juliaHostTools: LocalTools = {
+  required: [{ cmd: 'julia', install: 'https://julialang.org/downloads/ (no Debian package), or use the docker executor with the Julia image' }],
+  versionCommands: [['julia', ['--version']]],
+  hostCommands: ['julia'],
+};
