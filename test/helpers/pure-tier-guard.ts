@@ -19,6 +19,8 @@ const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3}|0\.
 
 /** The test running now (set by the root hook below); hooks of a describe show up as the describe. */
 let currentTitle = '';
+/** What the running test tried, kept in case the code under test catches the throw and goes on. */
+let refusedInTest: string[] = [];
 /** Unix socket paths that servers of this process listen on: the only sockets a unit test may open. */
 const inProcessSockets = new Set<string>();
 
@@ -38,6 +40,7 @@ function refuse(what: string): never {
     'Tests that start processes or use the network outside this process belong in test/integration ' +
     '(git mv the file, or move the describe that needs it into a file of the same name there).',
   );
+  refusedInTest.push(what);
   const log = process.env.XREPOTEST_GUARD_LOG;
   if (log) fs.appendFileSync(log, `${JSON.stringify({ file, test: currentTitle, what })}\n`);
   throw error;
@@ -87,12 +90,26 @@ net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
   return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
 } as typeof connect;
 
-/** Mocha root hooks: remember which test runs, for the message. */
+/**
+ * Mocha root hooks: remember which test runs, for the message; and fail a test that passed only
+ * because the code under test caught the refusal (a fallback taken here but not in a real run). A
+ * failing root hook stops the run: loud on purpose, since the test is in the wrong tier.
+ */
 export const mochaHooks = {
   beforeEach(this: Mocha.Context): void {
     currentTitle = this.currentTest?.fullTitle() ?? '';
+    refusedInTest = [];
   },
-  afterEach(): void {
+  afterEach(this: Mocha.Context): void {
+    const refused = refusedInTest;
+    const passed = this.currentTest?.state === 'passed';
+    refusedInTest = [];
+    if (passed && refused.length > 0) {
+      throw new PureTierViolation(
+        `test/unit is the pure tier: "${currentTitle}" passed only because the code under test caught the refusal to ` +
+          `${refused.join('; ')}. It belongs in test/integration.`,
+      );
+    }
     currentTitle = '';
   },
 };
