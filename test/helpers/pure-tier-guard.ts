@@ -13,9 +13,8 @@
 import childProcess = require('node:child_process');
 import fs = require('node:fs');
 import net = require('node:net');
+import { describeCommand, destination, GUARD_MARK, PROCESS_STARTERS, refusedConnection, testFileInStack } from './pure-tier-rules';
 
-const PROCESS_STARTERS = ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork'] as const;
-const LOOPBACK = /^(localhost|127(\.\d{1,3}){3}|::1|::ffff:127(\.\d{1,3}){3}|0\.0\.0\.0|::)$/i;
 
 /** The test running now (set by the root hook below); hooks of a describe show up as the describe. */
 let currentTitle = '';
@@ -25,12 +24,6 @@ let refusedInTest: string[] = [];
 const inProcessSockets = new Set<string>();
 
 export class PureTierViolation extends Error {}
-
-/** The test file in the caller's stack, if the call came synchronously from one. */
-function testFileInStack(stack: string): string | undefined {
-  // Source-mapped (test/x/y.test.ts) or not (out/test/x/y.test.js).
-  return /\/(test\/[^\s:()]+\.test)\.[jt]s:/.exec(stack)?.[1];
-}
 
 function refuse(what: string): never {
   const file = testFileInStack(new Error().stack ?? '');
@@ -46,32 +39,13 @@ function refuse(what: string): never {
   throw error;
 }
 
-function describeCommand(args: unknown[]): string {
-  const [command, rest] = args;
-  const argv = Array.isArray(rest) ? rest.map(String) : [];
-  return [String(command), ...argv].join(' ').slice(0, 200);
-}
-
 for (const name of PROCESS_STARTERS) {
   Object.defineProperty(childProcess, name, {
     configurable: true,
     enumerable: true,
     writable: true,
-    value: (...args: unknown[]) => refuse(`start a process (child_process.${name}: ${describeCommand(args)})`),
+    value: Object.assign((...args: unknown[]) => refuse(`start a process (child_process.${name}: ${describeCommand(args)})`), { [GUARD_MARK]: true }),
   });
-}
-
-/** Where a `socket.connect(...)` call goes, for each of its call forms. */
-function destination(args: unknown[]): { path: string } | { host: string } {
-  let first = args[0];
-  // net.connect/http agents pass [options, cb] normalized under a private symbol key array.
-  if (Array.isArray(first)) first = first[0];
-  if (first && typeof first === 'object') {
-    const o = first as { path?: string; host?: string };
-    return o.path !== undefined ? { path: o.path } : { host: o.host ?? 'localhost' };
-  }
-  if (typeof first === 'string' && !/^\d+$/.test(first)) return { path: first };
-  return { host: typeof args[1] === 'string' ? args[1] : 'localhost' };
 }
 
 const listen = net.Server.prototype.listen;
@@ -84,9 +58,8 @@ net.Server.prototype.listen = function (this: net.Server, ...args: unknown[]) {
 
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
-  const to = destination(args);
-  if ('path' in to && !inProcessSockets.has(to.path)) refuse(`open the socket ${to.path}, which no server of this process listens on`);
-  if ('host' in to && !LOOPBACK.test(to.host)) refuse(`connect to ${to.host} over the network`);
+  const refused = refusedConnection(destination(args), inProcessSockets);
+  if (refused) refuse(refused);
   return (connect as (...a: unknown[]) => net.Socket).apply(this, args);
 } as typeof connect;
 
