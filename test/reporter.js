@@ -1,5 +1,7 @@
 // The spec reporter, plus one closing line that any CI log reader understands:
-// "tests: N passed, N failed, N skipped". Skipped tests print why they are skipped where they skip.
+// "tests: N passed, N failed, N skipped", or with the tier's name when the config gives one
+// (`"reporter-option": ["tier=unit"]` closes with "unit tests: …"). Skipped tests print why they are
+// skipped where they skip.
 'use strict';
 const Mocha = require('mocha');
 const { EVENT_RUN_END } = Mocha.Runner.constants;
@@ -7,9 +9,11 @@ const { EVENT_RUN_END } = Mocha.Runner.constants;
 class SpecWithTotals extends Mocha.reporters.Spec {
   constructor(runner, options) {
     super(runner, options);
+    const tier = options && options.reporterOptions && options.reporterOptions.tier;
+    const label = tier ? `${tier} tests` : 'tests';
     runner.once(EVENT_RUN_END, () => {
       const s = runner.stats || {};
-      process.stdout.write(`\ntests: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped\n`);
+      process.stdout.write(`\n${label}: ${s.passes || 0} passed, ${s.failures || 0} failed, ${s.pending || 0} skipped\n`);
     });
   }
 }

@@ -4,6 +4,11 @@
  * start an extension host. Microsoft's VS Code downloads are unreachable here, code-server is not
  * (../shared/notes/vscode-host.md).
  *
+ * Where they are reachable, or a VS Code is installed, the same suite runs under the design's runner,
+ * @vscode/test-electron (test-electron.ts): XREPOTEST_VSCODE_RUNNER=electron (downloads VS Code) or
+ * VSCODE_PATH=/path/to/code (uses it). That runner has no browser to take screenshots or type into
+ * quick picks, so the tests that ask for those fail there saying so; code-server stays the default.
+ *
  *   node out/test/vscode/run.js [--screenshots DIR] [--timeout SECONDS] [--fixture NAME]
  *
  * Exits with the suite's exit code and ends with `vscode tests: N passed, N failed, N skipped`.
@@ -31,6 +36,7 @@ import {
   type ScreenshotRequest,
   type SuiteCounts,
 } from './protocol';
+import { INSTALL_HINT, loadTestElectron, runnerKind } from './test-electron';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 const CODE_SERVER = path.join(REPO_ROOT, '.vscode-test', 'code-server', 'node_modules', '.bin', 'code-server');
@@ -149,7 +155,11 @@ function execFileText(file: string, args: string[], options: { cwd?: string; env
  * Bundles a test extension (vscode-languageclient inside, as a published extension ships it),
  * packages it with vsce and installs it into the sandbox's extensions folder (about 3 s).
  */
-async function installTestExtension(name: string, sandbox: ReturnType<typeof makeSandbox>): Promise<void> {
+async function installTestExtension(
+  name: string,
+  sandbox: ReturnType<typeof makeSandbox>,
+  install: (vsix: string) => Promise<void> = (vsix) => execFileText(CODE_SERVER, ['--install-extension', vsix, ...sandbox.dirArgs], { env: sandbox.env }),
+): Promise<void> {
   const source = path.join(REPO_ROOT, 'test', 'vscode', name);
   const staging = path.join(sandbox.root, 'test-extensions', name);
   fs.mkdirSync(staging, { recursive: true });
@@ -162,7 +172,7 @@ async function installTestExtension(name: string, sandbox: ReturnType<typeof mak
   const vsix = path.join(sandbox.root, 'test-extensions', `${name}.vsix`);
   const vsce = path.join(REPO_ROOT, 'node_modules', '.bin', 'vsce');
   await execFileText(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', vsix], { cwd: staging, env: sandbox.env });
-  await execFileText(CODE_SERVER, ['--install-extension', vsix, ...sandbox.dirArgs], { env: sandbox.env });
+  await install(vsix);
 }
 
 /** Starts code-server in its own process group and resolves once it listens. */
@@ -266,6 +276,7 @@ async function typeInput(page: Page, dir: string, request: InputRequest): Promis
 
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
+  if (runnerKind() === 'electron') return runUnderElectron(options);
   const missing = [
     fs.existsSync(CODE_SERVER) ? '' : 'code-server (run scripts/vscode-test/install.sh)',
     fs.existsSync(CHROMIUM) ? '' : `${CHROMIUM} (apt-get install chromium)`,
@@ -402,6 +413,58 @@ async function main(): Promise<number> {
   }
   // A run that failed without failing tests (the suite never ran, a deadline) still fails.
   if (code === 0 && !counts) code = 1;
+  process.stdout.write(`\nvscode tests: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped\n`);
+  return code;
+}
+
+/**
+ * The suite in VS Code itself, started by @vscode/test-electron (VSCODE_PATH's, or one it downloads),
+ * in the same sandbox as under code-server. The suite's log reaches this process's stdout through
+ * test-electron, so the counts are read from there.
+ */
+async function runUnderElectron(options: Options): Promise<number> {
+  const testElectron = loadTestElectron();
+  if (!testElectron || !fs.existsSync(SUITE_INDEX)) {
+    const why = testElectron ? `missing ${SUITE_INDEX} (npx tsc -p test/vscode)` : INSTALL_HINT;
+    process.stdout.write(`vscode tests: ${why}\n\nvscode tests: 0 passed, 0 failed, 0 skipped\n`);
+    return 1; // asked for by name: not having it is a failure, not a skip
+  }
+  const sandbox = makeSandbox(options.fixture);
+  let counts: SuiteCounts | undefined;
+  const write = process.stdout.write.bind(process.stdout);
+  let code: number;
+  try {
+    const executable = process.env.VSCODE_PATH || (await testElectron.downloadAndUnzipVSCode());
+    const [cli] = testElectron.resolveCliArgsFromVSCodeExecutablePath(executable);
+    for (const name of TEST_EXTENSIONS) {
+      const install = (vsix: string): Promise<void> => execFileText(cli!, ['--install-extension', vsix, ...sandbox.dirArgs], { env: sandbox.env });
+      await installTestExtension(name, sandbox, install).catch((e: unknown) => {
+        process.stdout.write(`vscode tests: test extension ${name} not installed: ${e instanceof Error ? e.message : String(e)}\n`);
+      });
+    }
+    process.stdout.write = ((chunk: string | Uint8Array, ...rest: never[]) => {
+      for (const line of String(chunk).split('\n')) counts = parseMarker<SuiteCounts>(line, RESULT_MARKER) ?? counts;
+      return write(chunk, ...rest);
+    }) as typeof process.stdout.write;
+    const goplsEnv = fs.existsSync(GOPLS) ? { [GOPLS_ENV]: GOPLS } : {};
+    code = await testElectron
+      .runTests({
+        vscodeExecutablePath: executable,
+        extensionDevelopmentPath: REPO_ROOT,
+        extensionTestsPath: SUITE_INDEX,
+        extensionTestsEnv: { ...sandbox.env, ...goplsEnv },
+        launchArgs: [sandbox.workspace, ...sandbox.dirArgs, '--disable-gpu'],
+      })
+      .catch(() => 1); // test-electron rejects when the suite fails; the counts say how
+  } catch (e) {
+    process.stdout.write(`vscode tests: ${e instanceof Error ? e.message : String(e)}\n`);
+    code = 1;
+  } finally {
+    process.stdout.write = write;
+    fs.rmSync(sandbox.root, { recursive: true, force: true });
+  }
+  if (code === 0 && !counts) code = 1;
+  const c = counts ?? { passed: 0, failed: 0, skipped: 0 };
   process.stdout.write(`\nvscode tests: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped\n`);
   return code;
 }

@@ -1,0 +1,339 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import type { LanguageId } from '../../src/engine/parse/grammars';
+import { reportFromCases } from '../../src/engine/score/reports/report';
+import { detectTampering, readFocalAfterTest, type Finding, type TamperingInput } from '../../src/engine/score/tampering';
+import { FIXTURE_OF, TOOLS_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
+import { fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/**
+ * Generated tests that try to forge their own score: each one fails for real, then rewrites the
+ * runner's report or coverage file, prints the runner's framing, or exits early with status 0. Each
+ * must be scored as failed, category 'tampering', with a reason a person can read. The paths they
+ * write come from what any test can see (its argv, /proc/self/cmdline, the environment, reflection).
+ */
+
+// Go: TestMain never runs the tests. It rewrites the cover profile named on its command line to
+// cover every line of item.go, prints the framing `go test` prints for a passing test, and exits 0.
+const GO_FAKE_MAIN = `package inventory
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestStatusWrong(t *testing.T) {
+	if got := (Item{Quantity: 5}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+}
+
+func TestMain(m *testing.M) {
+	for _, a := range os.Args {
+		if p, ok := strings.CutPrefix(a, "-test.coverprofile="); ok {
+			os.WriteFile(p, []byte("mode: count\\nexample.com/inventory/item.go:1.1,200.1 100 7\\n"), 0o644)
+		}
+	}
+	fmt.Println("=== RUN   TestStatusWrong")
+	fmt.Println("--- PASS: TestStatusWrong (0.00s)")
+	fmt.Println("PASS")
+	os.Exit(0)
+}
+`;
+
+// Go: the tests do run (with their output sent nowhere), then TestMain forges the profile, prints a
+// pass for a test that does not exist, and exits 0 whatever m.Run said.
+const GO_SILENCED_RUN = `package inventory
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestStatusWrong(t *testing.T) {
+	if got := (Item{Quantity: 5}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+}
+
+func TestMain(m *testing.M) {
+	real := os.Stdout
+	os.Stdout, _ = os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	m.Run()
+	os.Stdout = real
+	for _, a := range os.Args {
+		if p, ok := strings.CutPrefix(a, "-test.coverprofile="); ok {
+			os.WriteFile(p, []byte("mode: count\\nexample.com/inventory/item.go:1.1,200.1 100 7\\n"), 0o644)
+		}
+	}
+	fmt.Println("\\x16=== RUN   TestEverything")
+	fmt.Println("\\x16--- PASS: TestEverything (0.00s)")
+	fmt.Println("\\x16PASS")
+	code := 0
+	os.Exit(code)
+}
+`;
+
+// Rust: a failing test writes libtest's lines for a pass straight to stdout (not captured), and
+// exits the harness with 0 before the failure is reported.
+const RUST_FAKE_PASS = `#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn wrong_kind() {
+        let ok = classify_triangle(3.0, 4.0, 5.0) == TriangleKind::Scalene;
+        if !ok {
+            let args: Vec<String> = std::env::args().collect();
+            let filter = args.get(1).cloned().unwrap_or_default();
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "ok\\ntest {}tests::wrong_kind ... ok\\n\\ntest result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n", filter);
+            let _ = out.flush();
+            std::process::exit(0);
+        }
+    }
+}
+`;
+
+// PHP: a failing test registers a shutdown function that, after PHPUnit wrote its reports and
+// chose exit status 1, replaces the JUnit and Clover files named on its command line and exits 0.
+const PHP_SHUTDOWN = `<?php
+
+declare(strict_types=1);
+
+namespace Textkit\\Tests;
+
+use PHPUnit\\Framework\\TestCase;
+use Textkit\\Slugger;
+
+final class SluggerTest extends TestCase
+{
+    public function testSlugifyWrong(): void
+    {
+        $class = static::class;
+        $method = (new \\ReflectionClass(Slugger::class))->getMethod('slugify');
+        register_shutdown_function(function () use ($class, $method) {
+            $argv = $_SERVER['argv'];
+            $junit = $argv[array_search('--log-junit', $argv) + 1];
+            $clover = $argv[array_search('--coverage-clover', $argv) + 1];
+            file_put_contents($junit, '<?xml version="1.0"?><testsuites><testsuite name="x" tests="1"><testcase name="testSlugifyWrong" class="' . $class . '" assertions="1"/></testsuite></testsuites>');
+            $lines = '';
+            for ($i = $method->getStartLine(); $i <= $method->getEndLine(); $i++) {
+                $lines .= '<line num="' . $i . '" type="stmt" count="5"/>';
+            }
+            file_put_contents($clover, '<?xml version="1.0"?><coverage><project><file name="' . $method->getFileName() . '">' . $lines . '</file></project></coverage>');
+            exit(0);
+        });
+        $this->assertSame('Hello_World', (new Slugger())->slugify('Hello World'));
+    }
+}
+`;
+
+// Ruby: a failing spec whose at_exit hook (run after RSpec wrote its report and before the engine's
+// own coverage hook) rewrites the JSON report and the coverage file, then leaves with exit!(0).
+const RUBY_AT_EXIT = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing (wrongly expects a match)' do
+    catalog = Bookshelf::Catalog.new([])
+    expect(catalog.search('ruby').size).to eq(1)
+  end
+end
+
+at_exit do
+  require 'json'
+  args = File.read('/proc/self/cmdline').split("\\0")
+  report = args[args.index('--out') + 1]
+  file, line = Bookshelf::Catalog.instance_method(:search).source_location
+  hits = Array.new(File.readlines(file).size + 1) { |i| i >= line - 1 ? 3 : nil }
+  File.write(report, JSON.generate(examples: [{ full_description: 'Bookshelf::Catalog finds nothing (wrongly expects a match)', status: 'passed' }], summary: { errors_outside_of_examples_count: 0 }))
+  File.write(ENV.fetch('XRT_COVERAGE_OUT'), JSON.generate(file => { lines: hits }))
+  exit!(0)
+end
+`;
+
+// Ruby: the spec rewrites the focal method in its copy of the project so that its wrong
+// expectation holds, and loads it again: it would be scored against code that is not the task's.
+const RUBY_EDITS_FOCAL = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing (wrongly expects a match)' do
+    file, = Bookshelf::Catalog.instance_method(:search).source_location
+    File.write(file, File.read(file).sub('def search(query, limit: 10, available_only: false)', "def search(query, limit: 10, available_only: false)\\n      return [1] if query == 'ruby'"))
+    load file
+    catalog = Bookshelf::Catalog.new([])
+    expect(catalog.search('ruby').size).to eq(1)
+  end
+end
+`;
+
+// Go, with no sign in the code: the tests run and fail visibly, and TestMain turns m.Run's status
+// into 0. Only the cross-check of the report against the exit status can tell.
+const GO_ZEROED_STATUS = `package inventory
+
+import (
+	"os"
+	"testing"
+)
+
+func TestStatusWrong(t *testing.T) {
+	if got := (Item{Quantity: 5}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	os.Exit(code * 0)
+}
+`;
+
+// Ruby, with every name that would be a sign built at run time: only the cross-check of the JSON
+// report against what RSpec printed can tell.
+const RUBY_OBFUSCATED = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing (wrongly expects a match)' do
+    expect(Bookshelf::Catalog.new([]).search('ruby').size).to eq(1)
+  end
+end
+
+Kernel.public_send(%w[at exit].join('_').to_sym) do
+  require 'json'
+  # NUL-separated, or one line with spaces where a launcher set the process title (bundle exec does).
+  args = File.read(['', 'proc', 'self', 'cmd' + 'line'].join('/')).split(/[\\0 ]/)
+  File.write(args[args.index('--' + 'out') + 1], JSON.generate(examples: [{ full_description: 'x', status: 'passed' }], summary: {}))
+  Kernel.public_send(('ex' + 'it!').to_sym, 0)
+end
+`;
+
+const executor = new LocalExecutor();
+
+describe('hostile tests that forge their own score (local executor)', function () {
+  this.timeout(600_000);
+
+  async function attack(ctx: Mocha.Context, language: LanguageId, code: string): Promise<Evaluation> {
+    const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
+    if (missing.length) skipBecause(ctx, `${missing.join(', ')} not installed here`);
+    if (!executor.isolated) skipBecause(ctx, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    const repo = fixture(FIXTURE_OF[language]);
+    const before = treeDigest(repo);
+    const e = await evaluateTest(await fixtureTask(language), language, code, { executor, repoDir: repo, timeouts: { testMs: 120_000 } });
+    const why = `\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-1500)}`).join('\n')}\nscore: ${JSON.stringify(e.score)}`;
+    assert.equal(treeDigest(repo), before, "the user's tree is unchanged");
+    assert.equal(e.score.compiled, true, 'the attack compiles (else it proves nothing)' + why);
+    assert.equal(e.score.passed, false, 'a forged pass is no pass' + why);
+    assert.equal(e.score.failure?.category, 'tampering', 'the category says tampering' + why);
+    assert.equal(e.score.coverageRatio, 0, 'a tampering slot has no coverage' + why);
+    assert.deepEqual(e.score.coverage.covered, [], 'no covered focal line' + why);
+    assert.match(e.score.reason ?? '', /^the test tampered with the harness: /, 'the reason says what happened' + why);
+    if (process.env.XRT_SHOW_REASONS) process.stdout.write(`      ${e.score.failure?.rule}: ${e.score.reason}\n`);
+    return e;
+  }
+
+  it('Go: TestMain never runs the tests, forges the cover profile and a PASS line, exits 0', async function () {
+    const e = await attack(this, 'go', GO_FAKE_MAIN);
+    assert.match(e.score.reason!, /TestMain never calls m\.Run/);
+  });
+
+  it('Go: TestMain silences m.Run, forges the profile and a PASS for a test that does not exist, exits 0', async function () {
+    const e = await attack(this, 'go', GO_SILENCED_RUN);
+    assert.match(e.score.reason!, /TestEverything|os\.Exit|cover profile/);
+  });
+
+  it("Rust: a failing test prints libtest's 'test result: ok' and calls process::exit(0)", async function () {
+    const e = await attack(this, 'rust', RUST_FAKE_PASS);
+    assert.match(e.score.reason!, /process::exit|test result/);
+  });
+
+  it('PHP: a failing test rewrites junit.xml and clover.xml in a shutdown function, then exit(0)', async function () {
+    const e = await attack(this, 'php', PHP_SHUTDOWN);
+    assert.match(e.score.reason!, /register_shutdown_function|exit|PHPUnit/);
+  });
+
+  it('Ruby: a failing spec rewrites the rspec JSON and coverage JSON in at_exit, then exit!(0)', async function () {
+    const e = await attack(this, 'ruby', RUBY_AT_EXIT);
+    assert.match(e.score.reason!, /at_exit|exit!|RSpec/);
+  });
+
+  it('Go: TestMain runs the failing tests, then exits 0 whatever they said (no sign in the code)', async function () {
+    const e = await attack(this, 'go', GO_ZEROED_STATUS);
+    assert.equal(e.score.failure?.rule, 'exit-status');
+    assert.match(e.score.reason!, /exited with status 0 although its report has 1 failing test/);
+  });
+
+  it('Ruby: the at_exit forgery with every telling name built at run time (no sign in the code)', async function () {
+    const e = await attack(this, 'ruby', RUBY_OBFUSCATED);
+    assert.equal(e.score.failure?.rule, 'ruby-report-rewritten');
+  });
+
+  it('Ruby: a spec that edits the focal method in its copy meets a read-only copy, and fails', async function () {
+    // The local test phase mounts the copy read-only (docs/execution.md), so the edit is prevented
+    // rather than detected; the detection itself ('focal-edited') is checked without a toolchain below.
+    if (!hasTool('ruby')) skipBecause(this, 'ruby is not installed here');
+    if (!executor.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    const task = await fixtureTask('ruby');
+    const e = await evaluateTest(task, 'ruby', RUBY_EDITS_FOCAL, { executor, repoDir: fixture(FIXTURE_OF.ruby), timeouts: { testMs: 120_000 } });
+    assert.equal(e.score.passed, false);
+    assert.match(e.score.reason ?? '', /Read-only file system|tampered/);
+  });
+});
+
+function input(over: Partial<TamperingInput> & Pick<TamperingInput, 'language' | 'testCode'>): TamperingInput {
+  return {
+    testRan: true,
+    testExitCode: 0,
+    testOutput: '',
+    testOutputTruncated: false,
+    report: reportFromCases([]),
+    coverage: { executable: [], covered: [] },
+    focalAfter: null,
+    focalExpected: '',
+    ...over,
+  };
+}
+
+const rules = (f: Finding[]) => f.map((x) => x.rule);
+
+describe('tampering checks (no toolchain)', () => {
+
+  describe('the focal file after the test', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-focal-'));
+      fs.mkdirSync(path.join(dir, 'src'));
+      fs.writeFileSync(path.join(dir, 'src', 'a.rb'), 'def a; end\n');
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const focal = () => path.join(dir, 'src', 'a.rb');
+
+    it('unchanged: nothing; edited: tampering', async () => {
+      const same = await detectTampering(input({ language: 'ruby', testCode: '', testExitCode: 1, focalAfter: readFocalAfterTest(dir, focal()), focalExpected: 'def a; end\n' }));
+      assert.deepEqual(rules(same), []);
+      fs.writeFileSync(focal(), 'def a; 1; end\n');
+      const edited = await detectTampering(input({ language: 'ruby', testCode: '', testExitCode: 1, focalAfter: readFocalAfterTest(dir, focal()), focalExpected: 'def a; end\n' }));
+      assert.deepEqual(rules(edited), ['focal-edited']);
+    });
+
+    it('a link (to an identical copy), a FIFO, or a linked folder above it is never followed', function () {
+      const copy = path.join(dir, 'copy.rb');
+      fs.copyFileSync(focal(), copy);
+      fs.rmSync(focal());
+      fs.symlinkSync(copy, focal());
+      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /symbolic link/);
+      fs.rmSync(focal());
+      if (spawnSync('mkfifo', [focal()]).status !== 0) skipBecause(this, 'mkfifo is not available');
+      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /not a regular file/);
+      fs.rmSync(focal());
+      fs.renameSync(path.join(dir, 'src'), path.join(dir, 'real'));
+      fs.writeFileSync(path.join(dir, 'real', 'a.rb'), 'def a; end\n');
+      fs.symlinkSync(path.join(dir, 'real'), path.join(dir, 'src'));
+      assert.match((readFocalAfterTest(dir, focal()) as { problem: string }).problem, /replaced: .*src/);
+    });
+  });
+});

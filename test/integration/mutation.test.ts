@@ -1,0 +1,133 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { evaluateTest } from '../../src/engine/execute/evaluate';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import { runMutationTesting, toResultMutation, type MutationResult } from '../../src/engine/mutate/run';
+import type { LanguageId } from '../../src/engine/parse/grammars';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { FIXTURE_OF, TOOLS_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
+import { REPO_ROOT, fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+import { byName, functionsOf } from '../helpers/snippets';
+
+const LANGUAGES: LanguageId[] = ['go', 'rust', 'php', 'ruby', 'julia'];
+const EXT: Record<LanguageId, string> = { go: 'go', rust: 'rs', php: 'php', ruby: 'rb', julia: 'jl' };
+
+/** A task for one function of a snippet, as extraction would record it. */
+async function snippetTask(language: LanguageId, source: string, name: string, filePath = `snippet/snippet.${EXT[language]}`): Promise<TaskRecord> {
+  const fn = byName(await functionsOf(language, source), name);
+  const lines = source.split('\n');
+  return {
+    task_id: name,
+    function_name: name,
+    file_path: filePath,
+    focal_code: lines.slice(fn.startLine - 1, fn.endLine).join('\n'),
+    file_content: source,
+    language,
+    function_component: { name, signature: fn.signature, start_line: fn.startLine, end_line: fn.endLine },
+    metadata: { class_name: fn.className, class_signature: fn.classSignature },
+  };
+}
+
+describe('mutation testing', function () {
+  this.timeout(120_000);
+
+  describe('running mutants with the local executor', function () {
+    this.timeout(900_000);
+    const executor = new LocalExecutor();
+    /** Few enough to keep the file's run time reasonable, spread over every operator kind. */
+    const MAX = 15;
+
+    for (const language of LANGUAGES) {
+      it(`${language}: a strong test kills a larger share of mutants than a weak one, on the lines each covers`, async function () {
+        const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
+        if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`);
+        const task = await fixtureTask(language);
+        const repoDir = fixture(FIXTURE_OF[language]);
+        const before = treeDigest(repoDir);
+        const read = (name: string) => fs.readFileSync(path.join(REPO_ROOT, 'test', 'data', 'mutation', language, `${name}.${EXT[language]}`), 'utf8');
+        const strong = await runMutationTesting(task, language, read('strong'), { executor, repoDir, maxMutants: MAX });
+        const weak = await runMutationTesting(task, language, read('weak'), { executor, repoDir, maxMutants: MAX });
+        const show = (r: MutationResult) => JSON.stringify({ ...r, perMutant: r.perMutant.map((m) => `${m.line} ${m.operator} ${m.original} -> ${m.replacement}: ${m.outcome}`) }, null, 1);
+        for (const r of [strong, weak]) {
+          assert.equal(r.error, undefined, show(r));
+          assert.ok(r.mutants > 0 && r.mutants <= MAX, show(r));
+          assert.equal(r.killed + r.survived + r.timedOut + r.unviable, r.mutants);
+          assert.equal(r.viable, r.mutants - r.unviable);
+          assert.ok(r.mutantTimeoutMs >= 10_000);
+        }
+        assert.ok(strong.score > weak.score, `strong ${strong.score} > weak ${weak.score}\n${show(strong)}\n${show(weak)}`);
+        assert.ok(strong.killed + strong.timedOut > weak.killed + weak.timedOut, 'the strong test kills more mutants');
+
+        // Only covered lines: the weak test's mutants all sit on lines its clean run covers.
+        const covered = (await evaluateTest(task, language, read('weak'), { executor, repoDir })).score.coverage.covered;
+        assert.ok(weak.perMutant.every((m) => covered.includes(m.line)), `weak mutants on ${weak.perMutant.map((m) => m.line)} within covered ${covered}`);
+        assert.equal(treeDigest(repoDir), before, 'the fixture is unchanged');
+      });
+    }
+
+    it('go: a mutant that loops forever times out and counts as killed; one that does not compile is unviable', async function () {
+      if (!hasTool('go', ['version'])) skipBecause(this, 'go not installed here');
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-mutation-go-'));
+      try {
+        fs.writeFileSync(path.join(dir, 'go.mod'), 'module example.com/sum\n\ngo 1.21\n');
+        fs.writeFileSync(
+          path.join(dir, 'sum.go'),
+          [
+            'package sum',
+            '',
+            'var recorded int',
+            '',
+            'func record(v int) { recorded = v }',
+            '',
+            '// Sum adds 0..n-1 and records the total.',
+            'func Sum(n int) int {',
+            '\ttotal := 0',
+            '\tfor i := 0; i < n; i++ {',
+            '\t\ttotal += i',
+            '\t}',
+            '\tlast := total',
+            '\trecord(last)',
+            '\treturn total',
+            '}',
+            '',
+          ].join('\n'),
+        );
+        // Shorter than extraction's 20-line minimum: the task is made as extraction would record it.
+        const task = await snippetTask('go', fs.readFileSync(path.join(dir, 'sum.go'), 'utf8'), 'Sum', `${path.basename(dir)}/sum.go`);
+        const test = 'package sum\n\nimport "testing"\n\nfunc TestSum(t *testing.T) {\n\tif got := Sum(4); got != 6 {\n\t\tt.Fatalf("Sum(4) = %d", got)\n\t}\n}\n';
+        const r = await runMutationTesting(task, 'go', test, { executor, repoDir: dir, maxMutants: 1000, mutantTimeoutMs: 3_000 });
+        assert.equal(r.error, undefined);
+        const outcome = (original: string, replacement: string) => r.perMutant.find((m) => m.original === original && m.replacement === replacement)?.outcome;
+        assert.equal(outcome('++', '--'), 'timeout', 'i-- never reaches n');
+        assert.equal(outcome('record(last)', ''), 'unviable', 'last is then declared and not used');
+        assert.equal(r.mutantTimeoutMs, 3_000);
+        assert.ok(r.timedOut >= 1 && r.unviable >= 1);
+        assert.equal(r.score, (r.killed + r.timedOut) / r.viable, 'timeouts count as killed; unviable mutants do not count');
+        assert.deepEqual(toResultMutation(r), {
+          mutants: r.mutants,
+          viable: r.viable,
+          killed: r.killed,
+          survived: r.survived,
+          timed_out: r.timedOut,
+          unviable: r.unviable,
+          score: r.score,
+        });
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a test that fails on the original code runs no mutant and says why', async function () {
+      if (!hasTool('ruby') || !hasTool('rspec')) skipBecause(this, 'ruby or rspec not installed here');
+      const task = await fixtureTask('ruby');
+      const failing = "RSpec.describe Bookshelf::Catalog do\n  it('fails') { expect(described_class.new([]).search('x')).to eq([1]) }\nend\n";
+      const r = await runMutationTesting(task, 'ruby', failing, { executor, repoDir: fixture(FIXTURE_OF.ruby) });
+      assert.match(r.error ?? '', /does not pass on the original code/);
+      assert.equal(r.mutants, 0);
+      assert.equal(r.score, 0);
+    });
+  });
+});
