@@ -3,7 +3,6 @@ import type Dockerode from 'dockerode';
 import { createExecutor, EXECUTOR_KINDS, executorKindList, isExecutorKind, UnknownExecutorError } from '../../src/engine/execute/create-executor';
 import { DockerExecutor } from '../../src/engine/execute/docker';
 import { environmentImages } from '../../src/engine/execute/environment-images';
-import { LocalExecutor } from '../../src/engine/execute/local';
 import type { Executor, ExecutorCapabilities } from '../../src/engine/execute/types';
 
 describe('executors: one registry, capabilities instead of classes', () => {
@@ -18,17 +17,6 @@ describe('executors: one registry, capabilities instead of classes', () => {
     for (const k of ['podman', 'toString', '__proto__']) {
       await assert.rejects(createExecutor(k), (e: unknown) => e instanceof UnknownExecutorError && /executor ".*": use docker or local/.test((e as Error).message));
     }
-  });
-
-  it('starts a local executor by its kind, with host toolchains and a host fetch confined by its bubblewrap', async () => {
-    const e = await createExecutor('local');
-    assert.ok(e instanceof LocalExecutor);
-    assert.equal(e.kind, 'local');
-    assert.equal(e.capabilities.hostToolchains, true);
-    assert.deepEqual(e.capabilities.hostFetch, { bubblewrap: (e as LocalExecutor).bubblewrap });
-    assert.equal(e.capabilities.buildEnvironmentImage, undefined, 'the local executor runs no images');
-    const unconfined = new LocalExecutor({ isolation: 'none' });
-    assert.deepEqual(unconfined.capabilities.hostFetch, { bubblewrap: null });
   });
 
   it('a docker executor runs images: no host toolchains, no host fetch, environment images built', () => {
