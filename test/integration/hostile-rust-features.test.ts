@@ -33,7 +33,7 @@ describe('hostile Rust features', function () {
   async function compileArgv(task: TaskRecord): Promise<string[]> {
     const sandbox = createSandbox(dir, task, rustToolchain.manifests);
     try {
-      const ctx = runContext(task, 'rust', '#[test]\nfn t() {}\n', sandbox, 'local');
+      const ctx = runContext(task, 'rust', '#[test]\nfn t() {}\n', sandbox, true);
       const placement = await rustToolchain.place(ctx);
       return rustToolchain.compile(ctx, placement).argv;
     } finally {
@@ -73,7 +73,7 @@ describe('hostile Rust features', function () {
     const task = tasks.get('plain')!;
     const sandbox = createSandbox(dir, task, rustToolchain.manifests);
     try {
-      const ctx = runContext(task, 'rust', '#[test]\nfn t() {}\n', sandbox, 'local');
+      const ctx = runContext(task, 'rust', '#[test]\nfn t() {}\n', sandbox, true);
       const placement = await rustToolchain.place(ctx);
       placement.buildArgs = ['--config=x', '--features=a,b c', '--features=std', '-Zx', '--no-default-features'];
       assert.deepEqual(rustToolchain.compile(ctx, placement).argv, [...BASE, '--features=std', '--no-default-features']);

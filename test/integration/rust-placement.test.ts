@@ -41,7 +41,7 @@ describe('Rust placement: the test module goes at the end of the innermost modul
     const task = tasks.get('hidden_area')!;
     const sandbox = createSandbox(dir, task, rustToolchain.manifests);
     try {
-      const placement = await rustToolchain.place(runContext(task, 'rust', PRIVATE_TEST, sandbox, 'local'));
+      const placement = await rustToolchain.place(runContext(task, 'rust', PRIVATE_TEST, sandbox, true));
       const placed = fs.readFileSync(sandbox.focalFile, 'utf8');
       assert.equal(placed, focalWithTest(task.file_content, placement));
       assert.ok(placement.insertedAt !== undefined && placement.insertedAt < task.file_content.length);
@@ -51,7 +51,7 @@ describe('Rust placement: the test module goes at the end of the innermost modul
       assert.match(placement.writtenCode, /^\n\n#\[cfg\(test\)\]\nmod xrepotest_[0-9a-f]{12} \{\n/);
       assert.ok(placement.notes.some((n) => /end of the inline module holding hidden_area \(line \d+\)/.test(n)), placement.notes.join('; '));
       // A focal function at the file's top level still gets the module at the end of the file.
-      const top = await rustToolchain.place(runContext(tasks.get('plain')!, 'rust', PRIVATE_TEST, createSandboxFor(tasks.get('plain')!), 'local'));
+      const top = await rustToolchain.place(runContext(tasks.get('plain')!, 'rust', PRIVATE_TEST, createSandboxFor(tasks.get('plain')!), true));
       assert.equal(top.insertedAt, undefined);
     } finally {
       removeSandbox(sandbox);

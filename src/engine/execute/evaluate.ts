@@ -97,7 +97,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   const executorErrors = new WeakSet<object>();
   let placement: Placement | null = null;
   try {
-    const ctx = runContext(task, language, testCode, sandbox, opts.executor.kind, opts.timeouts);
+    const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities.hostToolchains, opts.timeouts);
     // What the toolchain sees is wrong with the environment before anything runs (PHP: a runner mismatch).
     // Docker: the image's own tool versions (probed once per image) say which runner the phases use.
     // A probe that fails makes no claim: opening the session reports a missing image itself.
@@ -202,7 +202,7 @@ export function runContext(
   language: LanguageId,
   testCode: string,
   sandbox: Sandbox,
-  executorKind: Executor['kind'],
+  hostToolchains: boolean,
   timeouts?: Partial<PhaseTimeouts>,
 ): RunContext {
   const base = {
@@ -213,7 +213,7 @@ export function runContext(
     sandbox,
     timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
     baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
-    executorKind,
+    hostToolchains,
   };
   const declared = adapterFor(language).toolchain.writableDirs?.(base) ?? [];
   // Made now, before any untrusted code runs (the executor binds them writable into a read-only copy).

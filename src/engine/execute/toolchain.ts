@@ -27,10 +27,11 @@ export interface RunContext {
   /** HOME, TMPDIR, LANG pointing into the sandbox: every phase gets them. */
   baseEnv: Record<string, string>;
   /**
-   * Where the phases run. In a container, caches baked into the image can be used as they are: the
-   * container's writes vanish with it. On the host, caches live in the sandbox.
+   * Where the phases run (the executor's `capabilities.hostToolchains`): on this machine's toolchains,
+   * caches live in the sandbox; in an image, caches baked into it can be used as they are (the
+   * container's writes vanish with it), and the image brings its own tools.
    */
-  executorKind: string;
+  hostToolchains: boolean;
   /**
    * Folders inside the sandbox the test and coverage phases may write (absolute): `.xrt/home`,
    * `.xrt/tmp`, the report folder, and the toolchain's `writableDirs`. The rest of the copy is

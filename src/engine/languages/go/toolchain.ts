@@ -18,7 +18,7 @@ function packageArg(ctx: RunContext): string {
 /** The build cache the Go images warm with the standard library (docker/go/Dockerfile.*). */
 const IMAGE_GOCACHE = '/xrt/cache/go/build';
 
-function goEnv(ctx: RunContext, gocache = ctx.executorKind === 'docker' ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')): Record<string, string> {
+function goEnv(ctx: RunContext, gocache = !ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')): Record<string, string> {
   // Offline and pinned: dependencies come from the module cache (the image's, or the host's read-only).
   return { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOCACHE: gocache, CGO_ENABLED: '0' };
 }
@@ -42,10 +42,10 @@ export const goToolchain: Toolchain = {
     return { ...cmd, writable: [cacheDir] };
   },
 
-  cacheDirInSandbox: (ctx) => (ctx.executorKind === 'docker' ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
+  cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
   // `go test` rebuilds the test binary into its cache during the test phase.
-  writableDirs: (ctx) => (ctx.executorKind === 'docker' ? [] : [path.join(ctx.sandbox.xrt, 'gocache')]),
+  writableDirs: (ctx) => (!ctx.hostToolchains ? [] : [path.join(ctx.sandbox.xrt, 'gocache')]),
 
   async place(ctx: RunContext): Promise<Placement> {
     const testFile = path.join(path.dirname(ctx.sandbox.focalFile), `xrepotest_${ctx.id}_test.go`);

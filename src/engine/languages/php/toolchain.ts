@@ -112,7 +112,7 @@ export const phpToolchain: Toolchain = {
     const classmap = await scanClassmap(ctx.sandbox.projectRoot, composerOf(ctx));
     rememberClassmap(ctx.sandbox.dir, classmap);
     notes.push(...classmap.notes);
-    if (ctx.executorKind === 'local' && !vendorPhpunit(ctx)) {
+    if (ctx.hostToolchains && !vendorPhpunit(ctx)) {
       const choice = localRunner(ctx);
       if ('runner' in choice && choice.note) notes.push(choice.note);
     }
@@ -126,7 +126,7 @@ export const phpToolchain: Toolchain = {
   // Before anything runs: the local executor has no PHPUnit within composer.json's constraint.
   environmentProblem(ctx, executorVersions) {
     if (vendorPhpunit(ctx)) return null;
-    if (ctx.executorKind === 'docker') {
+    if (!ctx.hostToolchains) {
       // The image's runner, as its probe printed it; unknown (no probe line) is no claim.
       const version = executorVersions?.phpunit ? versionOf(executorVersions.phpunit) : null;
       if (!version) return null;
@@ -143,7 +143,7 @@ export const phpToolchain: Toolchain = {
     const xrt = ctx.sandbox.xrt;
     const root = ctx.sandbox.projectRoot;
     // The project's own PHPUnit; else, locally, the one composer.json's constraint picks; else the image's.
-    const chosen = ctx.executorKind === 'local' ? localRunner(ctx) : null;
+    const chosen = ctx.hostToolchains ? localRunner(ctx) : null;
     const phpunit = vendorPhpunit(ctx) ?? (chosen && 'runner' in chosen ? chosen.runner?.bin ?? null : null);
     // Our own configuration, not the project's: that one may list other suites, or a coverage filter
     // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
