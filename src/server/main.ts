@@ -1,4 +1,13 @@
-import { createConnection, LSPErrorCodes, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult, type RequestMessage } from 'vscode-languageserver/node';
+import {
+  CodeLensRefreshRequest,
+  createConnection,
+  LSPErrorCodes,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type InitializeResult,
+  type RequestMessage,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerBridge } from './bridge';
@@ -8,6 +17,7 @@ import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
+import { onClientNotification } from './wire';
 
 /**
  * The engine server: the engine in its own process, so parsing, containers, language servers and
@@ -28,9 +38,9 @@ connection.onInitialize((params): InitializeResult => {
   return { capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, codeLensProvider: { resolveProvider: false } } };
 });
 
-connection.onNotification(SETTINGS_CHANGED, (settings: EngineSettings) => {
+onClientNotification(connection, SETTINGS_CHANGED, (settings) => {
   state.settings = settings;
-  void connection.sendRequest('workspace/codeLens/refresh');
+  void connection.sendRequest(CodeLensRefreshRequest.type);
 });
 
 registerEnvironment(state);

@@ -1,4 +1,4 @@
-import type { CancellationToken, CodeLens } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, type CancellationToken, type CodeLens } from 'vscode-languageserver/node';
 import { classifyDocument } from '../engine/extract/document';
 import { generateOne } from '../engine/generate/generate';
 import { adapterForPath } from '../engine/languages';
@@ -15,6 +15,7 @@ import type { EngineSettings } from '../shared/protocol';
 import { evaluateFor, focalOf, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
 
 /** Scores of this session, per document and focal function start line, for the code lenses. */
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
@@ -24,7 +25,7 @@ function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void 
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
-  void state.connection.sendRequest('workspace/codeLens/refresh');
+  void state.connection.sendRequest(CodeLensRefreshRequest.type);
 }
 
 /** One generation for the focal function: the settings' prompt, sample `sample`, round 0. */
@@ -92,7 +93,7 @@ export function registerScoring(state: ServerState): void {
     });
   });
 
-  connection.onRequest(FOCAL_FUNCTION_AT, async (params: FocalFunctionAtParams): Promise<FocalFunctionAtResult> => {
+  onClientRequest(connection, FOCAL_FUNCTION_AT, async (params: FocalFunctionAtParams): Promise<FocalFunctionAtResult> => {
     const doc = documents.get(params.uri);
     if (!doc) return { why: 'the file is not open in the editor' };
     const { relPath } = state.workspaceOf(params.uri);
@@ -107,7 +108,7 @@ export function registerScoring(state: ServerState): void {
     return { name: around.name, startLine: around.startLine, endLine: around.endLine };
   });
 
-  connection.onRequest(SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>
+  onClientRequest(connection, SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>
     scoreNewSample(state, params, 0, params.settings.mode === 'standard' ? 'generating' : `gathering ${params.settings.mode} context`, token),
   );
 }

@@ -7,9 +7,7 @@ import {
   BRIDGE_PROBE,
   LSP_CONTEXT_FOR,
   type BridgeProbeParams,
-  type BridgeProbeResult,
   type LspContextForParams,
-  type LspContextForResult,
 } from '../../../src/shared/bridge-protocol';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import type { GoplsClientApi } from '../gopls-client/extension';
@@ -64,7 +62,7 @@ describe("the bridge to the editor's language servers", () => {
       const at = positionOf('item.go', 'func (it Item) Status');
       const position = { line: at.line, character: at.character + 'func (it '.length };
       const params: BridgeProbeParams = { uri, position, method: 'definition', ...settings({ lspSource: 'editor' }) };
-      const result = await client.sendRequest<BridgeProbeResult>(BRIDGE_PROBE, params);
+      const result = await client.sendRequest(BRIDGE_PROBE, params);
       assert.strictEqual(result.source, 'editor');
       assert.strictEqual(result.note, null);
       const declared = positionOf('inventory.go', 'type Item struct');
@@ -73,7 +71,7 @@ describe("the bridge to the editor's language servers", () => {
         [{ file: path.join(workspaceRoot(), 'inventory.go'), line: declared.line }],
         JSON.stringify(result.locations),
       );
-      const hover = await client.sendRequest<BridgeProbeResult>(BRIDGE_PROBE, { ...params, method: 'hover' });
+      const hover = await client.sendRequest(BRIDGE_PROBE, { ...params, method: 'hover' });
       assert.match(hover.hover ?? '', /type Item struct/, 'gopls describes the type on hover');
     });
 
@@ -83,7 +81,7 @@ describe("the bridge to the editor's language servers", () => {
       const uri = vscode.Uri.file(path.join(workspaceRoot(), 'item.go')).toString();
       const startLine = positionOf('item.go', 'func (it Item) Status').line + 1;
       const params: LspContextForParams = { uri, startLine, ...settings({ lspSource: 'auto', mode: 'lsp' }) };
-      const result = await client.sendRequest<LspContextForResult>(LSP_CONTEXT_FOR, params);
+      const result = await client.sendRequest(LSP_CONTEXT_FOR, params);
       assert.strictEqual(result.source, 'editor', 'the editor has a Go server: no fallback');
       assert.strictEqual(result.note, null);
       const args = result.context.argumentDefinitions;
@@ -130,7 +128,7 @@ describe("the bridge to the editor's language servers", () => {
       this.timeout(240_000);
       const { client } = await engine();
       const params: LspContextForParams = { uri, startLine, ...settings({ lspSource: 'auto', mode: 'lsp' }) };
-      const result = await client.sendRequest<LspContextForResult>(LSP_CONTEXT_FOR, params);
+      const result = await client.sendRequest(LSP_CONTEXT_FOR, params);
       assert.strictEqual(result.source, 'headless');
       assert.ok(result.note, 'the fallback is reported');
       assert.match(result.note, /no PHP language server in the editor/);

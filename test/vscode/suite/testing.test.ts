@@ -70,7 +70,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
   let wrongMessage: vscode.TestMessage;
 
   const runCandidate = (testCode: string): Promise<ScoreFunctionResult> =>
-    client.sendRequest<ScoreFunctionResult>(RUN_CANDIDATE, {
+    client.sendRequest(RUN_CANDIDATE, {
       uri: editor.document.uri.toString(),
       startLine: STATUS_LINE,
       testCode,
