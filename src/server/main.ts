@@ -9,7 +9,7 @@ import {
   type RequestMessage,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
+import { checkEngineSettings, SETTINGS_CHANGED, type EngineSettings } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
@@ -34,7 +34,13 @@ const state = new ServerState(connection, documents);
 connection.onInitialize((params): InitializeResult => {
   const init = params.initializationOptions as Partial<EngineSettings> | undefined;
   state.workspaceFolders = (params.workspaceFolders ?? []).map((f) => f.uri);
-  state.settings = { ...state.settings, ...init };
+  const settings = { ...state.settings, ...init };
+  try {
+    // The client's settings at start, checked as every request's are; the defaults stand in for bad ones.
+    state.settings = checkEngineSettings(settings, 'initializationOptions');
+  } catch (e) {
+    connection.console.error(`the editor's settings were refused, the defaults are used until they change: ${(e as Error).message}`);
+  }
   return { capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, codeLensProvider: { resolveProvider: false } } };
 });
 
