@@ -35,7 +35,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   const server = new EngineServer({
     start: () => languageClient.start(),
     isRunning: () => languageClient.isRunning(),
-    sendRequest: (type, params, token) => languageClient.sendRequest(type, params, token),
+    // By the declaration's method: a message type built by another copy of vscode-jsonrpc (the
+    // editor suite's, another extension's through the returned API) would otherwise be refused by
+    // this bundle's copy ("Unknown parameter structure"); what is sent is the same.
+    sendRequest: (type, params, token) => languageClient.sendRequest(type.method, params, token),
   });
   const engine: Engine = { client: languageClient, log, context, server, request: (type, params, token) => server.request(type, params, token) };
   context.subscriptions.push(log);

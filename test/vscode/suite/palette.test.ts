@@ -53,7 +53,7 @@ describe('Generate scored tests from the palette and the context menu', () => {
     editor.selection = new vscode.Selection(34, 2, 34, 2); // inside TestStatus
     const engine = vscode.extensions.getExtension(EXTENSION_ID)!.exports as Engine;
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, minLines: 1, maxLines: 500 };
-    const at = await engine.client.sendRequest(FOCAL_FUNCTION_AT, { uri: editor.document.uri.toString(), line: 34, settings });
+    const at = await engine.request(FOCAL_FUNCTION_AT, { uri: editor.document.uri.toString(), line: 34, settings });
     assert.match('why' in at ? at.why : '', /TestStatus is not a focal function \(test-code\)/);
     const result = await vscode.commands.executeCommand('xrepotest.generateScoredTests');
     assert.strictEqual(result, undefined, 'no scoring started in a test file');

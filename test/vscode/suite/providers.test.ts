@@ -163,7 +163,7 @@ describe('model providers in the editor (OpenAI-compatible wire format, key from
     const editor = await openInEditor('item.go');
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, provider: 'anthropic', model: 'claude-test' };
     await assert.rejects(
-      engine.client.sendRequest(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings, credentials: {} }),
+      engine.request(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings, credentials: {} }),
       /no anthropic API key: run "XRepoTest: Set an API key"/,
     );
   });

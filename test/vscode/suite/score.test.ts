@@ -64,7 +64,7 @@ describe('Cancelling a scoring', () => {
     const processesBefore = descendants(server);
     const cts = new vscode.CancellationTokenSource();
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, mutation: true };
-    const scoring = engine.client.sendRequest(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
+    const scoring = engine.request(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
     // Cancelled while the toolchain runs in the sandbox (not while, say, the environment check runs).
     const cmdline = (pid: number): string => {
       try {
