@@ -14,6 +14,29 @@ export interface ServerClient {
   sendRequest<P, R>(type: ClientRequest<P, R>, params: P, token?: CancellationToken): Promise<R>;
 }
 
+/** The calls of vscode-languageclient's LanguageClient that ServerClient is made of. */
+export interface LanguageClientLike {
+  start(): Promise<void>;
+  isRunning(): boolean;
+  sendRequest<R>(method: string, param: unknown, token?: CancellationToken): Promise<R>;
+}
+
+/**
+ * The language client as a ServerClient. Requests go out by their declaration's method: a message
+ * type built by another copy of vscode-jsonrpc (the editor suite's, another extension's through the
+ * returned API) would be refused by the bundle's copy ("Unknown parameter structure"), and what is
+ * sent is the same. A missing token is left out, not passed as undefined: the client would send it
+ * as a second parameter.
+ */
+export function serverClientOf(client: LanguageClientLike): ServerClient {
+  return {
+    start: () => client.start(),
+    isRunning: () => client.isRunning(),
+    sendRequest: <P, R>(type: ClientRequest<P, R>, params: P, token?: CancellationToken): Promise<R> =>
+      token ? client.sendRequest<R>(type.method, params, token) : client.sendRequest<R>(type.method, params),
+  };
+}
+
 export type ServerStatus = { state: 'starting' } | { state: 'running' } | { state: 'failed'; reason: string };
 
 /** A request the engine server could not take because it is not running; the message says why and what to do. */

@@ -6,7 +6,7 @@ import { registerBridge } from './bridge';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
-import { EngineServer, registerThenStart } from './engine-start';
+import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -32,14 +32,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
     outputChannel: log,
   };
   const languageClient = (client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions));
-  const server = new EngineServer({
-    start: () => languageClient.start(),
-    isRunning: () => languageClient.isRunning(),
-    // By the declaration's method: a message type built by another copy of vscode-jsonrpc (the
-    // editor suite's, another extension's through the returned API) would otherwise be refused by
-    // this bundle's copy ("Unknown parameter structure"); what is sent is the same.
-    sendRequest: (type, params, token) => languageClient.sendRequest(type.method, params, token),
-  });
+  const server = new EngineServer(serverClientOf(languageClient));
   const engine: Engine = { client: languageClient, log, context, server, request: (type, params, token) => server.request(type, params, token) };
   context.subscriptions.push(log);
   return registerThenStart(() => ({ ...engine, ...registerFeatures(engine) }), server, (message) => {
