@@ -12,14 +12,11 @@ import {
   ANNOTATOR_SAVE,
   type ExportResult,
   type HostMessage,
-  type LocateResult,
-  type OpenRunResult,
   type OpenWhat,
   type RenderedReport,
   type ResultResult,
   type ResultRow,
   type RowsNotification,
-  type SaveResult,
   type ViewMessage,
 } from '../shared/annotator-protocol';
 import type { Engine } from './engine';
@@ -164,7 +161,7 @@ class AnnotatorPanel {
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `XRepoTest: reading the results of ${this.title}`, cancellable: true },
-        (_progress, token) => this.engine.client.sendRequest<OpenRunResult>(ANNOTATOR_OPEN_RUN, { runDir, session }, token),
+        (_progress, token) => this.engine.request(ANNOTATOR_OPEN_RUN, { runDir, session }, token),
       );
       this.labels = result.labels;
       this.skipped = result.skipped;
@@ -192,7 +189,7 @@ class AnnotatorPanel {
       case 'open':
         return this.open(m.key, m.what);
       case 'annotate': {
-        const saved = await this.engine.client.sendRequest<SaveResult>(ANNOTATOR_SAVE, { runDir: this.runDir, key: m.key, label: m.label, note: m.note });
+        const saved = await this.engine.request(ANNOTATOR_SAVE, { runDir: this.runDir, key: m.key, label: m.label, note: m.note });
         const annotation = saved.label === null ? null : { label: saved.label, note: saved.note, time: saved.time };
         const row = this.rows.get(m.key);
         if (row) row.annotation = annotation;
@@ -214,7 +211,7 @@ class AnnotatorPanel {
   private async export(): Promise<void> {
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'XRepoTest: exporting the annotated results', cancellable: true },
-      (_p, token) => this.engine.client.sendRequest<ExportResult>(ANNOTATOR_EXPORT, { runDir: this.runDir }, token),
+      (_p, token) => this.engine.request(ANNOTATOR_EXPORT, { runDir: this.runDir }, token),
     );
     this.onExported(result);
     await this.post({ type: 'exported', file: result.file, records: result.records, annotated: result.annotated });
@@ -230,7 +227,7 @@ class AnnotatorPanel {
 
   /** The focal file (the checkout's, asked for once per repository, else the task's own copy). */
   private async focalDocument(key: string, r: ResultResult): Promise<vscode.TextDocument> {
-    let where = await this.engine.client.sendRequest<LocateResult>(ANNOTATOR_LOCATE, { runDir: this.runDir, key });
+    let where = await this.engine.request(ANNOTATOR_LOCATE, { runDir: this.runDir, key });
     if (where.kind === 'ask') {
       const picked = await vscode.window.showOpenDialog({
         canSelectFolders: true,
@@ -240,8 +237,8 @@ class AnnotatorPanel {
         title: `Where is the checkout of ${where.repository}? (remembered in the run folder's checkouts.json)`,
       });
       if (picked?.[0]) {
-        await this.engine.client.sendRequest(ANNOTATOR_REMEMBER_CHECKOUT, { runDir: this.runDir, repository: where.repository, checkout: picked[0].fsPath });
-        where = await this.engine.client.sendRequest<LocateResult>(ANNOTATOR_LOCATE, { runDir: this.runDir, key });
+        await this.engine.request(ANNOTATOR_REMEMBER_CHECKOUT, { runDir: this.runDir, repository: where.repository, checkout: picked[0].fsPath });
+        where = await this.engine.request(ANNOTATOR_LOCATE, { runDir: this.runDir, key });
       } else {
         where = { kind: 'task', why: `no checkout of ${where.repository} was given` };
       }
@@ -252,7 +249,7 @@ class AnnotatorPanel {
   }
 
   private async open(key: string, what: OpenWhat): Promise<void> {
-    const r = await this.engine.client.sendRequest<ResultResult>(ANNOTATOR_RESULT, { runDir: this.runDir, key });
+    const r = await this.engine.request(ANNOTATOR_RESULT, { runDir: this.runDir, key });
     let editor: vscode.TextEditor;
     if (what === 'function' || what === 'coverage') {
       const doc = await this.focalDocument(key, r);

@@ -48,7 +48,7 @@ function userMessage(e: unknown): string {
 }
 
 /** "Run a benchmark…": pick (or pass) a dataset and settings, run it in the engine server, show the results. */
-export function registerBench({ client, log, context }: Engine): BenchTestApi {
+export function registerBench({ client, request: send, log, context }: Engine): BenchTestApi {
   const progressEvents: BenchProgressParams[] = [];
   const listeners = new Map<string, (p: BenchProgressParams) => void>();
   const active = new Set<vscode.CancellationTokenSource>();
@@ -238,7 +238,7 @@ export function registerBench({ client, log, context }: Engine): BenchTestApi {
           shown = Math.max(shown, percent);
         });
         try {
-          return await client.sendRequest<RunBenchmarkResult>(RUN_BENCHMARK, params, source.token);
+          return await send(RUN_BENCHMARK, params, source.token);
         } finally {
           listeners.delete(runDir);
           linked.dispose();

@@ -6,6 +6,7 @@ import { registerBridge } from './bridge';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
+import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
 import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -13,7 +14,11 @@ import { registerTesting, type TestingApi } from './testing';
 
 let client: LanguageClient | undefined;
 
-/** A thin client: the engine runs in the server process (dist/server.js), never in the extension host. */
+/**
+ * A thin client: the engine runs in the server process (dist/server.js), never in the extension host.
+ * Every command is registered before the server starts, so one that fails to start leaves them all
+ * answering (with what failed and what to do), "Check the environment" included.
+ */
 export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
@@ -26,13 +31,22 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
     initializationOptions: { ...engineSettings(), storagePath: (context.storageUri ?? context.globalStorageUri).fsPath } satisfies EngineStartOptions,
     outputChannel: log,
   };
-  client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions);
-  await client.start();
-  const engine: Engine = { client, log, context };
+  const languageClient = (client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions));
+  const server = new EngineServer(serverClientOf(languageClient));
+  const engine: Engine = { client: languageClient, log, context, server, request: (type, params, token) => server.request(type, params, token) };
+  context.subscriptions.push(log);
+  return registerThenStart(() => ({ ...engine, ...registerFeatures(engine) }), server, (message) => {
+    log.error(message);
+    void vscode.window.showErrorMessage(`XRepoTest: ${message}`, 'Show log').then((picked) => picked && log.show(true));
+  });
+}
+
+/** Every command, view and handler of the extension; none of them needs the server to be running yet. */
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi } {
+  const { client, log, context } = engine;
   context.subscriptions.push(
-    log,
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (e.affectsConfiguration('xrepotest')) void client?.sendNotification(SETTINGS_CHANGED, engineSettings());
+      if (e.affectsConfiguration('xrepotest') && client.isRunning()) void client.sendNotification(SETTINGS_CHANGED, engineSettings()).catch((err: Error) => log.warn(`the settings did not reach the engine server: ${err.message}`));
     }),
     vscode.commands.registerCommand('xrepotest.setApiKey', async (provider?: string, key?: string) => {
       const which = provider ?? (await vscode.window.showQuickPick(Object.keys(API_KEY_SECRETS), { placeHolder: 'The provider whose API key to store' }));
@@ -50,9 +64,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { ...engine, annotator, testing: registerTesting(engine), bench };
+  return { annotator, testing: registerTesting(engine), bench };
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await client?.stop().catch(() => undefined);
 }

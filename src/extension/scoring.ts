@@ -16,10 +16,10 @@ export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>()
  * editor's context menu (the function around the cursor). The server reports progress (cancellable)
  * and refreshes the lenses with the score.
  */
-export function registerScoring({ client, log, context }: Engine): void {
+export function registerScoring({ request, log, context }: Engine): void {
   const scoreFunction = async (uri: string, startLine: number): Promise<ScoreFunctionResult | undefined> => {
     try {
-      const result = await client.sendRequest<ScoreFunctionResult>(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
+      const result = await request(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
       onDidScoreFunction.fire(result);
       return result;
@@ -43,11 +43,14 @@ export function registerScoring({ client, log, context }: Engine): void {
         void vscode.window.showWarningMessage('XRepoTest: open a Rust, Go, Julia, PHP or Ruby file and put the cursor in a function.');
         return undefined;
       }
-      const at = await client.sendRequest<FocalFunctionAtResult>(FOCAL_FUNCTION_AT, {
-        uri: editor.document.uri.toString(),
-        line: editor.selection.active.line,
-        ...(await requestSettings(context.secrets)),
-      });
+      let at: FocalFunctionAtResult;
+      try {
+        at = await request(FOCAL_FUNCTION_AT, { uri: editor.document.uri.toString(), line: editor.selection.active.line, ...(await requestSettings(context.secrets)) });
+      } catch (e) {
+        log.error(`finding the focal function failed: ${(e as Error).message}`);
+        void vscode.window.showErrorMessage(`XRepoTest: ${(e as Error).message}`);
+        return undefined;
+      }
       if ('why' in at) {
         void vscode.window.showWarningMessage(`XRepoTest: no focal function here: ${at.why}.`);
         return undefined;

@@ -9,6 +9,8 @@ import {
   type PlaceCandidateResult,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
+import type { WithSettings } from '../shared/protocol';
+import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
 import { onDidScoreFunction } from './scoring';
 import { requestSettings } from './settings';
@@ -60,7 +62,7 @@ interface TestMessageMenuArgs {
  * Coverage re-run candidates in a disposable copy; the failure messages offer repair, regeneration and
  * "Accept into project", the one action that writes into the workspace.
  */
-export function registerTesting({ client, log, context }: Engine): TestingApi {
+export function registerTesting({ request: send, log, context }: Engine): TestingApi {
   const controller = vscode.tests.createTestController('xrepotest', 'XRepoTest generated tests');
   const byItem = new Map<string, Candidate>();
   const seqOf = new Map<string, number>();
@@ -218,7 +220,7 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
         try {
           const r = c.result;
           await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri)); // the engine reads the focal file from the open document
-          const again = await client.sendRequest<ScoreFunctionResult>(
+          const again = await send(
             RUN_CANDIDATE,
             { uri: r.uri, startLine: r.startLine, testCode: r.testCode, provider: r.provider, model: r.model, sample: r.sample, round: r.round, coverage: kind === 'coverage', ...(await settingsFor()) },
             token,
@@ -286,9 +288,9 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
   };
 
   /** A repair or regeneration: the server generates, runs and scores; the result is a new candidate. */
-  const another = async (what: string, method: string, params: object): Promise<ScoreFunctionResult | undefined> => {
+  const another = async <P extends WithSettings>(what: string, type: ClientRequest<P, ScoreFunctionResult>, params: Omit<P, keyof WithSettings>): Promise<ScoreFunctionResult | undefined> => {
     try {
-      const r = await client.sendRequest<ScoreFunctionResult>(method, { ...params, ...(await settingsFor()) });
+      const r = await send(type, { ...params, ...(await settingsFor()) } as P);
       log.info(`${r.functionName} (${what}): ${r.summary}${r.reason ? ` — ${r.reason}` : ''}`);
       record(r);
       return r;
@@ -327,7 +329,7 @@ export function registerTesting({ client, log, context }: Engine): TestingApi {
       const r = c.result;
       try {
         await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
-        const placed = await client.sendRequest<PlaceCandidateResult>(PLACE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, ...(await settingsFor()) });
+        const placed: PlaceCandidateResult = await send(PLACE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, ...(await settingsFor()) });
         const target = vscode.Uri.file(placed.path);
         if (placed.append) {
           // Rust: the test module joins the focal file, as an edit the user can undo, then saved.

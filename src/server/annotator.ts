@@ -5,6 +5,7 @@ import { focalSourceIn, readCheckouts, rememberCheckout } from '../engine/store/
 import { repositoryLabelOf } from '../engine/tasks/task-path';
 import type { LineAt } from '../engine/store/jsonl-scan';
 import { readResultAt, scanResultRows } from '../engine/store/result-rows';
+import type { ResultRecord } from '../engine/store/results';
 import {
   ANNOTATOR_EXPORT,
   ANNOTATOR_LOCATE,
@@ -26,6 +27,8 @@ import {
   type SaveResult,
 } from '../shared/annotator-protocol';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
+import { engineAnnotationLabel, wireAnnotation, wireExportOutcome, wireFocalSource, wireResultRecord, wireResultRows } from './wire-mapping';
 
 interface OpenRun {
   index: Map<string, LineAt>;
@@ -41,13 +44,13 @@ function signalOf(token: CancellationToken): AbortSignal {
 /** The annotator view's reads and writes of a run folder, here so a big run never loads in the extension host. */
 export function registerAnnotator({ connection }: ServerState): void {
   const runs = new Map<string, OpenRun>();
-  const recordOf = (runDir: string, key: string): ResultResult => {
+  const recordOf = (runDir: string, key: string): ResultRecord => {
     const at = runs.get(runDir)?.index.get(key);
     if (!at) throw new Error(`no result ${key} in ${runDir}: reopen the run`);
     return readResultAt(resultsFile(runDir), at);
   };
 
-  connection.onRequest(ANNOTATOR_OPEN_RUN, async (p: OpenRunParams, token): Promise<OpenRunResult> => {
+  onClientRequest(connection, ANNOTATOR_OPEN_RUN, async (p: OpenRunParams, token): Promise<OpenRunResult> => {
     if (!fs.existsSync(resultsFile(p.runDir))) throw new Error(`${p.runDir} holds no results.jsonl: pick a run folder made by "Run a benchmark" or \`xrepotest bench --run-dir\``);
     runs.get(p.runDir)?.store.close();
     runs.delete(p.runDir);
@@ -55,42 +58,42 @@ export function registerAnnotator({ connection }: ServerState): void {
     const scan = await scanResultRows(
       resultsFile(p.runDir),
       (key) => store.get(key),
-      (rows) => connection.sendNotification(ANNOTATOR_ROWS, { session: p.session, rows } satisfies RowsNotification),
+      (rows) => connection.sendNotification(ANNOTATOR_ROWS, { session: p.session, rows: wireResultRows(rows) } satisfies RowsNotification),
       { signal: signalOf(token) },
     );
     runs.set(p.runDir, { index: scan.index, store });
     return { rows: scan.rows, skipped: scan.skipped, labels: ANNOTATION_LABELS };
   });
 
-  connection.onRequest(ANNOTATOR_RESULT, (p: ResultParams): ResultResult => recordOf(p.runDir, p.key));
+  onClientRequest(connection, ANNOTATOR_RESULT, (p: ResultParams): ResultResult => wireResultRecord(recordOf(p.runDir, p.key)));
 
-  connection.onRequest(ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
+  onClientRequest(connection, ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
     const r = recordOf(p.runDir, p.key);
     const repository = repositoryLabelOf(r);
     const mapped = readCheckouts(p.runDir)[repository];
     const extracted = r.repository?.path;
     const checkout = [mapped, extracted].find((d) => d && fs.existsSync(d) && fs.statSync(d).isDirectory());
-    return checkout ? focalSourceIn(checkout, r) : { kind: 'ask', repository };
+    return checkout ? wireFocalSource(focalSourceIn(checkout, r)) : { kind: 'ask', repository };
   });
 
-  connection.onRequest(ANNOTATOR_REMEMBER_CHECKOUT, (p: RememberCheckoutParams): void => {
+  onClientRequest(connection, ANNOTATOR_REMEMBER_CHECKOUT, (p: RememberCheckoutParams): void => {
     if (!fs.existsSync(p.checkout) || !fs.statSync(p.checkout).isDirectory()) throw new Error(`${p.checkout} is not a folder: pick the checkout of ${p.repository}`);
     rememberCheckout(p.runDir, p.repository, p.checkout);
   });
 
-  connection.onRequest(ANNOTATOR_SAVE, (p: SaveParams): SaveResult => {
+  onClientRequest(connection, ANNOTATOR_SAVE, (p: SaveParams): SaveResult => {
     const open = runs.get(p.runDir)?.store;
     const store = open ?? AnnotationStore.open(p.runDir);
     try {
-      return store.save(p.key, p.label, p.note);
+      return wireAnnotation(store.save(p.key, p.label === null ? null : engineAnnotationLabel(p.label), p.note));
     } finally {
       if (!open) store.close();
     }
   });
 
-  connection.onRequest(ANNOTATOR_EXPORT, async (p: ExportParams, token): Promise<ExportResult> => {
+  onClientRequest(connection, ANNOTATOR_EXPORT, async (p: ExportParams, token): Promise<ExportResult> => {
     const file = p.out ?? defaultExportFile(p.runDir);
     const outcome = await exportAnnotatedResults(p.runDir, file, signalOf(token));
-    return { ...outcome, file, bytes: fs.statSync(file).size };
+    return { ...wireExportOutcome(outcome), file, bytes: fs.statSync(file).size };
   });
 }

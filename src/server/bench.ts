@@ -9,6 +9,8 @@ import { etaMs } from '../shared/bench-options';
 import { BENCH_PROGRESS, RUN_BENCHMARK, type BenchProgressParams, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
+import { wireSummary } from './wire-mapping';
 
 /**
  * The workspace's focal functions as a task file in the run folder: the run then names its dataset
@@ -38,7 +40,7 @@ export function registerBench(state: ServerState): void {
   /** A folder takes one run at a time: two would append to the same logs. */
   const running = new Set<string>();
 
-  connection.onRequest(RUN_BENCHMARK, async (params: RunBenchmarkParams, token): Promise<RunBenchmarkResult> => {
+  onClientRequest(connection, RUN_BENCHMARK, async (params: RunBenchmarkParams, token): Promise<RunBenchmarkResult> => {
     const runDir = path.resolve(params.runDir);
     if (running.has(runDir)) throw new Error(`a benchmark is already running in ${runDir}: wait for it or cancel it`);
     running.add(runDir);
@@ -117,7 +119,7 @@ export function registerBench(state: ServerState): void {
         tasks: outcome.tasks,
         excluded: outcome.excluded,
         interrupted: outcome.interrupted,
-        summary: outcome.summary,
+        summary: wireSummary(outcome.summary),
         summaryText,
         reports: outcome.reports,
         checkouts: path.join(runDir, 'checkouts.json'),

@@ -23,9 +23,6 @@ import {
   type BridgeSymbol,
   type EditorFallbackParams,
   type EditorDocumentSymbolParams,
-  type EditorDocumentSymbolResult,
-  type EditorHoverResult,
-  type EditorLocationsResult,
   type LspContextForParams,
   type LspContextForResult,
   type LspSourceUsed,
@@ -33,6 +30,8 @@ import {
 import type { EngineSettings } from '../shared/protocol';
 import { editorLanguageExtension, editorMissingMessage, fallbackNote, focalNamePosition, headlessServerName, noServerMessage } from './bridge-fallback';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
+import { wireLspContext } from './wire-mapping';
 
 /** How long a language extension that is still starting may take to answer before it counts as absent. */
 const EDITOR_START_WAIT_MS = 3000;
@@ -60,19 +59,19 @@ export class EditorResolver implements SymbolResolver {
   }
 
   hover(file: string, position: Position): Promise<string | null> {
-    return this.connection.sendRequest<EditorHoverResult>(EDITOR_HOVER, positionParams(file, position));
+    return this.connection.sendRequest(EDITOR_HOVER, positionParams(file, position));
   }
 
   documentSymbols(file: string): Promise<BridgeSymbol[]> {
     const params: EditorDocumentSymbolParams = { textDocument: { uri: fileUri(file) } };
-    return this.connection.sendRequest<EditorDocumentSymbolResult>(EDITOR_DOCUMENT_SYMBOL, params);
+    return this.connection.sendRequest(EDITOR_DOCUMENT_SYMBOL, params);
   }
 
   /** The editor's servers belong to the editor: nothing to stop. */
   async close(): Promise<void> {}
 
-  private async locations(method: string, file: string, position: Position): Promise<Location[]> {
-    return toLocations(await this.connection.sendRequest<EditorLocationsResult>(method, positionParams(file, position)));
+  private async locations(type: typeof EDITOR_DEFINITION, file: string, position: Position): Promise<Location[]> {
+    return toLocations(await this.connection.sendRequest(type, positionParams(file, position)));
   }
 }
 
@@ -170,7 +169,7 @@ export class LspBridge {
         collectLspContext(request.task, request.language, request.repoDir, choice.resolver),
         signal,
       );
-      return { source: choice.source, note: choice.note, context: { argumentDefinitions, calleeDefinitions, conditionReferences }, notes };
+      return { source: choice.source, note: choice.note, context: wireLspContext({ argumentDefinitions, calleeDefinitions, conditionReferences }), notes };
     } catch (e) {
       if (e instanceof ServerMissingError && choice.note) throw new Error(noServerMessage(request.language, e.message));
       throw e;
@@ -201,7 +200,7 @@ export function registerBridge(state: ServerState): void {
   const bridge = new LspBridge(connection);
   state.lspContext = async (request, signal, settings) => (await bridge.context(request, settings ?? state.settings, signal)).context;
 
-  connection.onRequest(BRIDGE_PROBE, async (params: BridgeProbeParams): Promise<BridgeProbeResult> => {
+  onClientRequest(connection, BRIDGE_PROBE, async (params: BridgeProbeParams): Promise<BridgeProbeResult> => {
     const file = uriToFile(params.uri);
     const adapter = adapterForPath(file);
     if (!adapter) throw new Error(`${path.basename(file)} is not Rust, Go, Julia, PHP or Ruby`);
@@ -211,7 +210,7 @@ export function registerBridge(state: ServerState): void {
     return { source, note, locations: await resolver[params.method](file, params.position), hover: null };
   });
 
-  connection.onRequest(LSP_CONTEXT_FOR, async (params: LspContextForParams, token): Promise<LspContextForResult> => {
+  onClientRequest(connection, LSP_CONTEXT_FOR, async (params: LspContextForParams, token): Promise<LspContextForResult> => {
     const doc = documents.get(params.uri);
     if (!doc) throw new Error(`${params.uri} is not open in the editor`);
     const { root, relPath } = state.workspaceOf(params.uri);

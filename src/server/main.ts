@@ -1,6 +1,15 @@
-import { createConnection, LSPErrorCodes, ProposedFeatures, TextDocuments, TextDocumentSyncKind, type InitializeResult, type RequestMessage } from 'vscode-languageserver/node';
+import {
+  CodeLensRefreshRequest,
+  createConnection,
+  LSPErrorCodes,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type InitializeResult,
+  type RequestMessage,
+} from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { SETTINGS_CHANGED, type EngineSettings, type EngineStartOptions } from '../shared/protocol';
+import { checkEngineSettings, SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
@@ -9,6 +18,7 @@ import { registerEnvironment } from './environment';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
+import { onClientNotification } from './wire';
 
 /**
  * The engine server: the engine in its own process, so parsing, containers, language servers and
@@ -25,14 +35,20 @@ const state = new ServerState(connection, documents);
 connection.onInitialize((params): InitializeResult => {
   const { storagePath, ...init } = (params.initializationOptions ?? {}) as EngineStartOptions;
   state.workspaceFolders = (params.workspaceFolders ?? []).map((f) => f.uri);
-  state.settings = { ...state.settings, ...init };
+  const settings = { ...state.settings, ...init };
+  try {
+    // The client's settings at start, checked as every request's are; the defaults stand in for bad ones.
+    state.settings = checkEngineSettings(settings, 'initializationOptions');
+  } catch (e) {
+    connection.console.error(`the editor's settings were refused, the defaults are used until they change: ${(e as Error).message}`);
+  }
   if (storagePath) state.editorRun = EditorRunFolder.inStorage(storagePath);
   return { capabilities: { textDocumentSync: TextDocumentSyncKind.Incremental, codeLensProvider: { resolveProvider: false } } };
 });
 
-connection.onNotification(SETTINGS_CHANGED, (settings: EngineSettings) => {
+onClientNotification(connection, SETTINGS_CHANGED, (settings) => {
   state.settings = settings;
-  void connection.sendRequest('workspace/codeLens/refresh');
+  void connection.sendRequest(CodeLensRefreshRequest.type);
 });
 
 registerEnvironment(state);

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import type { CancellationToken, CodeLens } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, type CancellationToken, type CodeLens } from 'vscode-languageserver/node';
 import { classifyDocument } from '../engine/extract/document';
 import { adapterForPath } from '../engine/languages';
 import {
@@ -18,6 +18,7 @@ import type { Credentials, EngineSettings } from '../shared/protocol';
 import { focalOf, remember, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
 
 /** Scores of this session, per document and focal function start line, for the code lenses. */
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
@@ -27,7 +28,7 @@ function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void 
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
-  void state.connection.sendRequest('workspace/codeLens/refresh');
+  void state.connection.sendRequest(CodeLensRefreshRequest.type);
 }
 
 /** Which slot the editor scores: a new sample, or a repair of a scored test (the next round of its sample). */
@@ -134,7 +135,7 @@ export function registerScoring(state: ServerState): void {
     });
   });
 
-  connection.onRequest(FOCAL_FUNCTION_AT, async (params: FocalFunctionAtParams): Promise<FocalFunctionAtResult> => {
+  onClientRequest(connection, FOCAL_FUNCTION_AT, async (params: FocalFunctionAtParams): Promise<FocalFunctionAtResult> => {
     const doc = documents.get(params.uri);
     if (!doc) return { why: 'the file is not open in the editor' };
     const { relPath } = state.workspaceOf(params.uri);
@@ -149,7 +150,7 @@ export function registerScoring(state: ServerState): void {
     return { name: around.name, startLine: around.startLine, endLine: around.endLine };
   });
 
-  connection.onRequest(SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>
+  onClientRequest(connection, SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>
     scoreNewSample(state, params, 0, params.settings.mode === 'standard' ? 'generating' : `gathering ${params.settings.mode} context`, token),
   );
 }

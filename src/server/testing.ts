@@ -18,12 +18,13 @@ import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './can
 import { providerFor } from './generation';
 import { scoreNewSample, scoreSlot } from './scoring';
 import type { ServerState } from './state';
+import { onClientRequest } from './wire';
 
 /** The Testing view's requests: run a candidate again, repair it with the model, regenerate, place it for "Accept". */
 export function registerTesting(state: ServerState): void {
   const { connection } = state;
 
-  connection.onRequest(RUN_CANDIDATE, async (params: RunCandidateParams, token): Promise<ScoreFunctionResult> => {
+  onClientRequest(connection, RUN_CANDIDATE, async (params: RunCandidateParams, token): Promise<ScoreFunctionResult> => {
     const focal = await focalOf(state, params.uri, params.startLine, params.settings);
     return withProgress(state, token, `XRepoTest: running a test of ${focal.task.function_name}`, 'running the test in a disposable copy', async (p) => {
       const e = await evaluateFor(state, focal, params.testCode, params.settings, p);
@@ -32,7 +33,7 @@ export function registerTesting(state: ServerState): void {
     });
   });
 
-  connection.onRequest(REPAIR_CANDIDATE, async (params: RepairCandidateParams, token): Promise<ScoreFunctionResult> => {
+  onClientRequest(connection, REPAIR_CANDIDATE, async (params: RepairCandidateParams, token): Promise<ScoreFunctionResult> => {
     const settings = params.settings;
     const focal = await focalOf(state, params.uri, params.startLine, settings);
     const provider = providerFor(settings, params.credentials);
@@ -43,9 +44,9 @@ export function registerTesting(state: ServerState): void {
     });
   });
 
-  connection.onRequest(REGENERATE_CANDIDATE, (params: RegenerateCandidateParams, token) => scoreNewSample(state, params, params.sample, 'generating another test', token));
+  onClientRequest(connection, REGENERATE_CANDIDATE, (params: RegenerateCandidateParams, token) => scoreNewSample(state, params, params.sample, 'generating another test', token));
 
-  connection.onRequest(PLACE_CANDIDATE, async (params: PlaceCandidateParams): Promise<PlaceCandidateResult> => {
+  onClientRequest(connection, PLACE_CANDIDATE, async (params: PlaceCandidateParams): Promise<PlaceCandidateResult> => {
     const focal = await focalOf(state, params.uri, params.startLine, params.settings);
     const toolchain = focal.adapter.toolchain;
     // The toolchain decides the place and the code (a class renamed to match its file, a wrapped

@@ -3,15 +3,22 @@
  * so the extension host never parses a big results.jsonl), and the messages between the extension
  * and the webview (media/annotator.js mirrors them).
  */
-import type { Annotation, AnnotationLabel, ExportOutcome } from '../engine/store/annotations';
-import type { FocalSource } from '../engine/store/checkout-map';
-import type { ResultRow } from '../engine/store/result-rows';
-import type { ResultRecord } from '../engine/store/results';
+import { ClientRequest, ServerNotification } from './wire';
+import { literal, nullable, object, optional, str } from './wire-check';
+import {
+  WIRE_ANNOTATION_LABELS,
+  type WireAnnotation,
+  type WireAnnotationLabel,
+  type WireExportOutcome,
+  type WireFocalSource,
+  type WireResultRecord,
+  type WireResultRow,
+} from './wire-types';
 
-export type { Annotation, AnnotationLabel, ResultRow };
+export type AnnotationLabel = WireAnnotationLabel;
+export type ResultRow = WireResultRow;
 
 /** Streams a run's results: rows arrive as ANNOTATOR_ROWS notifications of the same session. */
-export const ANNOTATOR_OPEN_RUN = 'xrepotest/annotator/openRun';
 export interface OpenRunParams {
   runDir: string;
   session: string;
@@ -22,33 +29,37 @@ export interface OpenRunResult {
   skipped: number;
   labels: readonly AnnotationLabel[];
 }
+export const ANNOTATOR_OPEN_RUN = new ClientRequest<OpenRunParams, OpenRunResult>('xrepotest/annotator/openRun', object<OpenRunParams>({ runDir: str, session: str }));
 
-export const ANNOTATOR_ROWS = 'xrepotest/annotator/rows';
 export interface RowsNotification {
   session: string;
   rows: ResultRow[];
 }
+export const ANNOTATOR_ROWS = new ServerNotification<RowsNotification>('xrepotest/annotator/rows');
 
 /** One whole result (test, logs, coverage lines, task). */
-export const ANNOTATOR_RESULT = 'xrepotest/annotator/result';
 export interface ResultParams {
   runDir: string;
   key: string;
 }
-export type ResultResult = ResultRecord;
+export type ResultResult = WireResultRecord;
+const checkResultParams = object<ResultParams>({ runDir: str, key: str });
+export const ANNOTATOR_RESULT = new ClientRequest<ResultParams, ResultResult>('xrepotest/annotator/result', checkResultParams);
 
 /** Where a result's focal file is: the checkout, the task's own copy, or the repository to ask the user for. */
-export const ANNOTATOR_LOCATE = 'xrepotest/annotator/locate';
-export type LocateResult = FocalSource | { kind: 'ask'; repository: string };
+export type LocateResult = WireFocalSource | { kind: 'ask'; repository: string };
+export const ANNOTATOR_LOCATE = new ClientRequest<ResultParams, LocateResult>('xrepotest/annotator/locate', checkResultParams);
 
-export const ANNOTATOR_REMEMBER_CHECKOUT = 'xrepotest/annotator/rememberCheckout';
 export interface RememberCheckoutParams {
   runDir: string;
   repository: string;
   checkout: string;
 }
+export const ANNOTATOR_REMEMBER_CHECKOUT = new ClientRequest<RememberCheckoutParams, void>(
+  'xrepotest/annotator/rememberCheckout',
+  object<RememberCheckoutParams>({ runDir: str, repository: str, checkout: str }),
+);
 
-export const ANNOTATOR_SAVE = 'xrepotest/annotator/save';
 export interface SaveParams {
   runDir: string;
   key: string;
@@ -56,18 +67,22 @@ export interface SaveParams {
   label: AnnotationLabel | null;
   note: string;
 }
-export type SaveResult = Annotation;
+export type SaveResult = WireAnnotation;
+export const ANNOTATOR_SAVE = new ClientRequest<SaveParams, SaveResult>(
+  'xrepotest/annotator/save',
+  object<SaveParams>({ runDir: str, key: str, label: nullable(literal(WIRE_ANNOTATION_LABELS)), note: str }),
+);
 
-export const ANNOTATOR_EXPORT = 'xrepotest/annotator/export';
 export interface ExportParams {
   runDir: string;
   /** Default: next to the run folder (defaultExportFile). */
   out?: string;
 }
-export interface ExportResult extends ExportOutcome {
+export interface ExportResult extends WireExportOutcome {
   file: string;
   bytes: number;
 }
+export const ANNOTATOR_EXPORT = new ClientRequest<ExportParams, ExportResult>('xrepotest/annotator/export', object<ExportParams>({ runDir: str, out: optional(str) }));
 
 export type OpenWhat = 'function' | 'test' | 'logs' | 'coverage';
 export type Filters = Partial<Record<'language' | 'repository' | 'outcome' | 'category', string>>;

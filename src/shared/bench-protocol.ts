@@ -1,6 +1,8 @@
 /** Running a benchmark from the editor: the engine server runs it, the extension shows its progress. */
-import type { Summary } from '../engine/store/results';
-import type { WithSettings } from './protocol';
+import { withSettingsFields, type WithSettings } from './protocol';
+import { ClientRequest, ServerNotification } from './wire';
+import { int, literal, object, optional, str, variants } from './wire-check';
+import type { WireSummary } from './wire-types';
 
 /**
  * Which tasks: a JSONL file (with a manifest or a folder of checkouts, or neither when the tasks
@@ -8,9 +10,6 @@ import type { WithSettings } from './protocol';
  * (the folder is their checkout).
  */
 export type BenchDataset = { kind: 'tasks'; tasks: string; manifest?: string; repos?: string } | { kind: 'workspace'; folder: string };
-
-/** Generate, run and score a dataset into a run folder; the same folder resumes a run. */
-export const RUN_BENCHMARK = 'xrepotest/runBenchmark';
 
 export interface RunBenchmarkParams extends WithSettings {
   dataset: BenchDataset;
@@ -32,7 +31,7 @@ export interface RunBenchmarkResult {
   excluded: number;
   /** Cancelled: the results so far are kept, and running the same folder again continues. */
   interrupted: boolean;
-  summary: Summary;
+  summary: WireSummary;
   /** The quick summary table (point estimates), as the CLI prints it. */
   summaryText: string;
   reports: { html?: string; markdown?: string; json?: string };
@@ -41,8 +40,23 @@ export interface RunBenchmarkResult {
   pid: number;
 }
 
+/** Generate, run and score a dataset into a run folder; the same folder resumes a run. */
+export const RUN_BENCHMARK = new ClientRequest<RunBenchmarkParams, RunBenchmarkResult>(
+  'xrepotest/runBenchmark',
+  object<RunBenchmarkParams>({
+    dataset: variants<BenchDataset, 'kind'>('kind', {
+      tasks: object<Extract<BenchDataset, { kind: 'tasks' }>>({ kind: literal(['tasks'] as const), tasks: str, manifest: optional(str), repos: optional(str) }),
+      workspace: object<Extract<BenchDataset, { kind: 'workspace' }>>({ kind: literal(['workspace'] as const), folder: str }),
+    }),
+    runDir: str,
+    limit: optional(int),
+    lang: optional(str),
+    concurrency: int,
+    ...withSettingsFields,
+  }),
+);
+
 /** Sent by the server while a run goes on: one per finished result and per finished task. */
-export const BENCH_PROGRESS = 'xrepotest/benchProgress';
 
 export interface BenchProgressParams {
   runDir: string;
@@ -60,3 +74,5 @@ export interface BenchProgressParams {
   /** The process doing the work (the engine server's). */
   pid: number;
 }
+
+export const BENCH_PROGRESS = new ServerNotification<BenchProgressParams>('xrepotest/benchProgress');

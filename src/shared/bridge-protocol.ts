@@ -4,8 +4,10 @@
  * the language extensions the user already has give the LSP context. Plain LSP shapes only (0-based
  * positions, `uri` strings): no `vscode` and no engine code here.
  */
-import type { LspContext } from '../engine/context/types';
-import type { WithSettings } from './protocol';
+import { withSettingsFields, type WithSettings } from './protocol';
+import { ClientRequest, ServerNotification, ServerRequest } from './wire';
+import { int, literal, object, str } from './wire-check';
+import type { WireLspContext } from './wire-types';
 
 export interface BridgePosition {
   line: number;
@@ -36,14 +38,6 @@ export interface BridgeSymbol {
   children: BridgeSymbol[];
 }
 
-/** Server -> client: the editor's answers. Locations are deduplicated; an empty list when nobody answers. */
-export const EDITOR_DEFINITION = 'xrepotest/editor/definition';
-export const EDITOR_TYPE_DEFINITION = 'xrepotest/editor/typeDefinition';
-export const EDITOR_REFERENCES = 'xrepotest/editor/references';
-/** The hover's text (markdown sections joined by a blank line), or null. */
-export const EDITOR_HOVER = 'xrepotest/editor/hover';
-export const EDITOR_DOCUMENT_SYMBOL = 'xrepotest/editor/documentSymbol';
-
 export type EditorLocationsResult = BridgeLocation[];
 export type EditorHoverResult = string | null;
 export interface EditorDocumentSymbolParams {
@@ -51,18 +45,26 @@ export interface EditorDocumentSymbolParams {
 }
 export type EditorDocumentSymbolResult = BridgeSymbol[];
 
+/** Server -> client: the editor's answers. Locations are deduplicated; an empty list when nobody answers. */
+export const EDITOR_DEFINITION = new ServerRequest<BridgePositionParams, EditorLocationsResult>('xrepotest/editor/definition');
+export const EDITOR_TYPE_DEFINITION = new ServerRequest<BridgePositionParams, EditorLocationsResult>('xrepotest/editor/typeDefinition');
+export const EDITOR_REFERENCES = new ServerRequest<BridgePositionParams, EditorLocationsResult>('xrepotest/editor/references');
+/** The hover's text (markdown sections joined by a blank line), or null. */
+export const EDITOR_HOVER = new ServerRequest<BridgePositionParams, EditorHoverResult>('xrepotest/editor/hover');
+export const EDITOR_DOCUMENT_SYMBOL = new ServerRequest<EditorDocumentSymbolParams, EditorDocumentSymbolResult>('xrepotest/editor/documentSymbol');
+
 /**
  * Server -> client notification: `auto` fell back to the headless servers for a language (sent once
  * per language); the extension shows the note with a button to the extension that would serve it.
  */
-export const EDITOR_FALLBACK = 'xrepotest/editor/fallback';
-
 export interface EditorFallbackParams {
   language: string;
   note: string;
   /** The editor extension to suggest (`golang.go`…) and its name. */
   extension: { id: string; name: string };
 }
+
+export const EDITOR_FALLBACK = new ServerNotification<EditorFallbackParams>('xrepotest/editor/fallback');
 
 /** Where LSP answers came from for one file: the editor's servers, or the engine's headless ones. */
 export type LspSourceUsed = 'editor' | 'headless';
@@ -71,8 +73,6 @@ export type LspSourceUsed = 'editor' | 'headless';
  * Client -> server, for diagnostics and tests: ask one question about a position through the source
  * the settings choose (`lspSource`), as LSP context would.
  */
-export const BRIDGE_PROBE = 'xrepotest/bridgeProbe';
-
 export interface BridgeProbeParams extends WithSettings {
   uri: string;
   position: BridgePosition;
@@ -88,9 +88,14 @@ export interface BridgeProbeResult {
   hover: string | null;
 }
 
-/** Client -> server: the paper's LSP context for the focal function starting at `startLine` (1-based). */
-export const LSP_CONTEXT_FOR = 'xrepotest/lspContextFor';
+const checkPosition = object<BridgePosition>({ line: int, character: int });
 
+export const BRIDGE_PROBE = new ClientRequest<BridgeProbeParams, BridgeProbeResult>(
+  'xrepotest/bridgeProbe',
+  object<BridgeProbeParams>({ uri: str, position: checkPosition, method: literal(['definition', 'typeDefinition', 'references', 'hover'] as const), ...withSettingsFields }),
+);
+
+/** Client -> server: the paper's LSP context for the focal function starting at `startLine` (1-based). */
 export interface LspContextForParams extends WithSettings {
   uri: string;
   startLine: number;
@@ -99,7 +104,12 @@ export interface LspContextForParams extends WithSettings {
 export interface LspContextForResult {
   source: LspSourceUsed;
   note: string | null;
-  context: LspContext;
+  context: WireLspContext;
   /** Server errors, snippets left out for size, the deadline (collectLspContext's notes). */
   notes: string[];
 }
+
+export const LSP_CONTEXT_FOR = new ClientRequest<LspContextForParams, LspContextForResult>(
+  'xrepotest/lspContextFor',
+  object<LspContextForParams>({ uri: str, startLine: int, ...withSettingsFields }),
+);

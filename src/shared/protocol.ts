@@ -1,15 +1,19 @@
 /**
- * The engine server's custom requests, typed once for both sides (the server in src/server and the
- * extension in src/extension). Plain types only: no `vscode` and no engine code here. Each feature's
- * requests live in their own module next to this one (scoring, bridge, bench).
+ * The engine server's custom requests, declared once for both sides (the server in src/server and the
+ * extension in src/extension) as typed messages (./wire.ts). Plain types only: no `vscode` and no
+ * engine code here. Each feature's requests live in their own module next to this one (scoring,
+ * bridge, bench, annotator); this one holds the settings every request carries.
  */
-import type { EnvironmentReport } from '../engine/environment';
+import { bool, int, literal, num, object, optional, str, type Check } from './wire-check';
+import { ClientNotification, ClientRequest } from './wire';
+import type { WireEnvironmentReport } from './wire-types';
 
-export const CHECK_ENVIRONMENT = 'xrepotest/checkEnvironment';
-export type CheckEnvironmentResult = EnvironmentReport & { text: string };
-
-export type ContextModeName = 'standard' | 'file' | 'lsp' | 'bm25' | 'dense';
-export type ProviderSetting = 'baseline' | 'anthropic' | 'openai' | 'openai-compatible' | 'replay';
+export const CONTEXT_MODE_NAMES = ['standard', 'file', 'lsp', 'bm25', 'dense'] as const;
+export type ContextModeName = (typeof CONTEXT_MODE_NAMES)[number];
+export const PROVIDER_SETTINGS = ['baseline', 'anthropic', 'openai', 'openai-compatible', 'replay'] as const;
+export type ProviderSetting = (typeof PROVIDER_SETTINGS)[number];
+export const EXECUTOR_KINDS = ['local', 'docker'] as const;
+export const LSP_SOURCES = ['auto', 'editor', 'headless'] as const;
 
 /**
  * The editor's settings as the engine needs them, sent with every request so a changed setting
@@ -25,8 +29,8 @@ export interface EngineSettings {
   replayFile: string;
   mode: ContextModeName;
   /** mode lsp: the editor's language servers (through the bridge), the engine's headless ones, or editor first. */
-  lspSource: 'auto' | 'editor' | 'headless';
-  executor: 'local' | 'docker';
+  lspSource: (typeof LSP_SOURCES)[number];
+  executor: (typeof EXECUTOR_KINDS)[number];
   testTimeoutSeconds: number;
   memoryMb: number;
   /** Mutation testing of a passing test from the editor (its score joins the lens as `MS k/n`). */
@@ -82,5 +86,36 @@ export interface WithSettings {
   credentials?: Credentials;
 }
 
+/** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
+export const checkEngineSettings: Check<EngineSettings> = object<EngineSettings>({
+  minLines: int,
+  maxLines: int,
+  provider: literal(PROVIDER_SETTINGS),
+  model: str,
+  baseUrl: str,
+  replayFile: str,
+  mode: literal(CONTEXT_MODE_NAMES),
+  lspSource: literal(LSP_SOURCES),
+  executor: literal(EXECUTOR_KINDS),
+  testTimeoutSeconds: num,
+  memoryMb: num,
+  mutation: bool,
+  requestTimeoutSeconds: num,
+  requestRetries: num,
+  embeddingBaseUrl: str,
+  embeddingModel: str,
+});
+
+/** The fields of WithSettings, to spread into a request's own fields. */
+export const withSettingsFields = {
+  settings: checkEngineSettings,
+  credentials: optional(object<Credentials>({ apiKey: optional(str), embeddingApiKey: optional(str) })),
+};
+
+/** What this machine can run (executors, images, language servers) and what to install; `text` is the report in words. */
+export type CheckEnvironmentParams = Record<string, never>;
+export type CheckEnvironmentResult = WireEnvironmentReport & { text: string };
+export const CHECK_ENVIRONMENT = new ClientRequest<CheckEnvironmentParams, CheckEnvironmentResult>('xrepotest/checkEnvironment', object<CheckEnvironmentParams>({}));
+
 /** The client's settings changed (the filters change which functions get lenses). */
-export const SETTINGS_CHANGED = 'xrepotest/settingsChanged';
+export const SETTINGS_CHANGED = new ClientNotification<EngineSettings>('xrepotest/settingsChanged', checkEngineSettings);

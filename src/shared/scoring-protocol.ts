@@ -1,9 +1,9 @@
 /** Scoring one focal function from the editor (code lens, palette, Testing view). */
-import type { WithSettings } from './protocol';
+import { withSettingsFields, type WithSettings } from './protocol';
+import { ClientRequest } from './wire';
+import { bool, int, object, optional, str } from './wire-check';
 
 /** Generate a test for the focal function starting at `startLine` (1-based), run and score it. */
-export const SCORE_FUNCTION = 'xrepotest/scoreFunction';
-
 export interface ScoreFunctionParams extends WithSettings {
   uri: string;
   startLine: number;
@@ -86,8 +86,12 @@ export interface CandidatePhase {
   output: string;
 }
 
+export const SCORE_FUNCTION = new ClientRequest<ScoreFunctionParams, ScoreFunctionResult>(
+  'xrepotest/scoreFunction',
+  object<ScoreFunctionParams>({ uri: str, startLine: int, ...withSettingsFields }),
+);
+
 /** Runs a given test again (a candidate re-run from the Testing view, or a test written by hand). */
-export const RUN_CANDIDATE = 'xrepotest/runCandidate';
 
 export interface RunCandidateParams extends WithSettings {
   uri: string;
@@ -105,8 +109,22 @@ export interface RunCandidateParams extends WithSettings {
   coverage?: boolean;
 }
 
+export const RUN_CANDIDATE = new ClientRequest<RunCandidateParams, ScoreFunctionResult>(
+  'xrepotest/runCandidate',
+  object<RunCandidateParams>({
+    uri: str,
+    startLine: int,
+    testCode: str,
+    provider: optional(str),
+    model: optional(str),
+    sample: optional(int),
+    round: optional(int),
+    coverage: optional(bool),
+    ...withSettingsFields,
+  }),
+);
+
 /** "Repair with model": the paper's repair prompt with the failed run's feedback, then a new evaluation. */
-export const REPAIR_CANDIDATE = 'xrepotest/repairCandidate';
 
 export interface RepairCandidateParams extends WithSettings {
   uri: string;
@@ -117,8 +135,12 @@ export interface RepairCandidateParams extends WithSettings {
   round: number;
 }
 
+export const REPAIR_CANDIDATE = new ClientRequest<RepairCandidateParams, ScoreFunctionResult>(
+  'xrepotest/repairCandidate',
+  object<RepairCandidateParams>({ uri: str, startLine: int, testCode: str, sample: int, round: int, ...withSettingsFields }),
+);
+
 /** "Regenerate": a new sample from the provider, evaluated. */
-export const REGENERATE_CANDIDATE = 'xrepotest/regenerateCandidate';
 
 export interface RegenerateCandidateParams extends WithSettings {
   uri: string;
@@ -126,11 +148,15 @@ export interface RegenerateCandidateParams extends WithSettings {
   sample: number;
 }
 
+export const REGENERATE_CANDIDATE = new ClientRequest<RegenerateCandidateParams, ScoreFunctionResult>(
+  'xrepotest/regenerateCandidate',
+  object<RegenerateCandidateParams>({ uri: str, startLine: int, sample: int, ...withSettingsFields }),
+);
+
 /**
  * Where and as what the language's toolchain places a test (as in the sandbox, mapped to the
  * workspace): "Accept into project" writes exactly that, and only on that action.
  */
-export const PLACE_CANDIDATE = 'xrepotest/placeCandidate';
 
 export interface PlaceCandidateParams extends WithSettings {
   uri: string;
@@ -150,8 +176,12 @@ export interface PlaceCandidateResult {
   notes: string[];
 }
 
+export const PLACE_CANDIDATE = new ClientRequest<PlaceCandidateParams, PlaceCandidateResult>(
+  'xrepotest/placeCandidate',
+  object<PlaceCandidateParams>({ uri: str, startLine: int, testCode: str, ...withSettingsFields }),
+);
+
 /** The focal function around a position (the palette and context menu act on the cursor's function). */
-export const FOCAL_FUNCTION_AT = 'xrepotest/focalFunctionAt';
 
 export interface FocalFunctionAtParams extends WithSettings {
   uri: string;
@@ -161,3 +191,8 @@ export interface FocalFunctionAtParams extends WithSettings {
 
 /** null when the cursor is in no focal function; `why` then says what it is in instead, if anything. */
 export type FocalFunctionAtResult = { name: string; startLine: number; endLine: number } | { why: string };
+
+export const FOCAL_FUNCTION_AT = new ClientRequest<FocalFunctionAtParams, FocalFunctionAtResult>(
+  'xrepotest/focalFunctionAt',
+  object<FocalFunctionAtParams>({ uri: str, line: int, ...withSettingsFields }),
+);

@@ -40,14 +40,15 @@ describe('bridge: the fallback to headless servers', () => {
     const logged: string[] = [];
     const asked: string[] = [];
     const connection = {
-      sendRequest: async (method: string) => {
+      // The typed messages of src/shared arrive here; the bridge names no method itself.
+      sendRequest: async ({ method }: { method: string }) => {
         asked.push(method);
-        if (method === EDITOR_DOCUMENT_SYMBOL) return editorHasServer ? [{ name: 'Status', kind: 6, range: range(6, 0, 28, 1), selectionRange: range(6, 15, 6, 21), children: [] }] : [];
+        if (method === EDITOR_DOCUMENT_SYMBOL.method) return editorHasServer ? [{ name: 'Status', kind: 6, range: range(6, 0, 28, 1), selectionRange: range(6, 15, 6, 21), children: [] }] : [];
         return [];
       },
       console: { info: (line: string) => logged.push(line) },
-      sendNotification: async (method: string, params: EditorFallbackParams) => {
-        if (method === EDITOR_FALLBACK) shown.push(params.note);
+      sendNotification: async ({ method }: { method: string }, params: EditorFallbackParams) => {
+        if (method === EDITOR_FALLBACK.method) shown.push(params.note);
       },
     } as unknown as Connection;
     return { connection, shown, logged, asked };
@@ -77,7 +78,7 @@ describe('bridge: the fallback to headless servers', () => {
     assert.strictEqual(first.resolver, second.resolver, 'one headless resolver per workspace root');
     assert.deepEqual(shown, [fallbackNote('php')], 'the user is told once');
     assert.equal(logged.length, 2, 'each fallback is logged');
-    assert.ok(asked.includes(EDITOR_DOCUMENT_SYMBOL) && asked.includes(EDITOR_DEFINITION), 'both an outline and a definition were asked before falling back');
+    assert.ok(asked.includes(EDITOR_DOCUMENT_SYMBOL.method) && asked.includes(EDITOR_DEFINITION.method), 'both an outline and a definition were asked before falling back');
     await bridge.close();
   });
 

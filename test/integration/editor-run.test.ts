@@ -21,12 +21,13 @@ import { hasTool, skipBecause } from '../helpers/skip';
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
 
 /** The server's side of the connection, without an editor: handlers are kept and called directly. */
-function fakeConnection(): { connection: Connection; request(method: string, params: unknown): Promise<ScoreFunctionResult>; progress: string[] } {
+function fakeConnection(): { connection: Connection; request(type: { method: string }, params: unknown): Promise<ScoreFunctionResult>; progress: string[] } {
   const handlers = new Map<string, Handler>();
   const progress: string[] = [];
   const none = { dispose: () => undefined };
   const connection = {
-    onRequest: (method: string, handler: Handler) => void handlers.set(method, handler),
+    // The handlers register with the typed messages of src/shared (their params checked first).
+    onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
     onCodeLens: () => none,
     sendRequest: async () => undefined,
     console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
@@ -42,7 +43,7 @@ function fakeConnection(): { connection: Connection; request(method: string, par
   return {
     connection,
     progress,
-    request: async (method, params) => {
+    request: async ({ method }, params) => {
       const handler = handlers.get(method);
       assert.ok(handler, `a handler for ${method}`);
       return (await handler(params, CancellationToken.None)) as ScoreFunctionResult;

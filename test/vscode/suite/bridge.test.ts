@@ -7,9 +7,7 @@ import {
   BRIDGE_PROBE,
   LSP_CONTEXT_FOR,
   type BridgeProbeParams,
-  type BridgeProbeResult,
   type LspContextForParams,
-  type LspContextForResult,
 } from '../../../src/shared/bridge-protocol';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import type { GoplsClientApi } from '../gopls-client/extension';
@@ -58,13 +56,13 @@ describe("the bridge to the editor's language servers", () => {
 
     it('returns definitions from gopls in the editor', async function () {
       this.timeout(60_000);
-      const { client } = await engine();
+      const { request } = await engine();
       const uri = vscode.Uri.file(path.join(workspaceRoot(), 'item.go')).toString();
       // `Item` in `func (it Item) Status(…)`: the receiver's type, declared in inventory.go.
       const at = positionOf('item.go', 'func (it Item) Status');
       const position = { line: at.line, character: at.character + 'func (it '.length };
       const params: BridgeProbeParams = { uri, position, method: 'definition', ...settings({ lspSource: 'editor' }) };
-      const result = await client.sendRequest<BridgeProbeResult>(BRIDGE_PROBE, params);
+      const result = await request(BRIDGE_PROBE, params);
       assert.strictEqual(result.source, 'editor');
       assert.strictEqual(result.note, null);
       const declared = positionOf('inventory.go', 'type Item struct');
@@ -73,17 +71,17 @@ describe("the bridge to the editor's language servers", () => {
         [{ file: path.join(workspaceRoot(), 'inventory.go'), line: declared.line }],
         JSON.stringify(result.locations),
       );
-      const hover = await client.sendRequest<BridgeProbeResult>(BRIDGE_PROBE, { ...params, method: 'hover' });
+      const hover = await request(BRIDGE_PROBE, { ...params, method: 'hover' });
       assert.match(hover.hover ?? '', /type Item struct/, 'gopls describes the type on hover');
     });
 
     it("builds Status's LSP context through the editor with lsp.source auto", async function () {
       this.timeout(120_000);
-      const { client } = await engine();
+      const { request } = await engine();
       const uri = vscode.Uri.file(path.join(workspaceRoot(), 'item.go')).toString();
       const startLine = positionOf('item.go', 'func (it Item) Status').line + 1;
       const params: LspContextForParams = { uri, startLine, ...settings({ lspSource: 'auto', mode: 'lsp' }) };
-      const result = await client.sendRequest<LspContextForResult>(LSP_CONTEXT_FOR, params);
+      const result = await request(LSP_CONTEXT_FOR, params);
       assert.strictEqual(result.source, 'editor', 'the editor has a Go server: no fallback');
       assert.strictEqual(result.note, null);
       const args = result.context.argumentDefinitions;
@@ -128,9 +126,9 @@ describe("the bridge to the editor's language servers", () => {
 
     it('falls back to the headless servers with lsp.source auto, and says so', async function () {
       this.timeout(240_000);
-      const { client } = await engine();
+      const { request } = await engine();
       const params: LspContextForParams = { uri, startLine, ...settings({ lspSource: 'auto', mode: 'lsp' }) };
-      const result = await client.sendRequest<LspContextForResult>(LSP_CONTEXT_FOR, params);
+      const result = await request(LSP_CONTEXT_FOR, params);
       assert.strictEqual(result.source, 'headless');
       assert.ok(result.note, 'the fallback is reported');
       assert.match(result.note, /no PHP language server in the editor/);
@@ -145,9 +143,9 @@ describe("the bridge to the editor's language servers", () => {
     });
 
     it('with lsp.source editor, says what to install instead of giving no context', async () => {
-      const { client } = await engine();
+      const { request } = await engine();
       const params: LspContextForParams = { uri, startLine, ...settings({ lspSource: 'editor', mode: 'lsp' }) };
-      await assert.rejects(client.sendRequest(LSP_CONTEXT_FOR, params), (e: Error) => {
+      await assert.rejects(request(LSP_CONTEXT_FOR, params), (e: Error) => {
         assert.match(e.message, /no PHP language server in the editor/);
         assert.match(e.message, /xrepotest\.lsp\.source/);
         return true;

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
+import type { Engine } from '../../../src/extension/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
+import { FOCAL_FUNCTION_AT } from '../../../src/shared/scoring-protocol';
 import { EXTENSION_ID, openInEditor } from './helpers';
 
 interface Menu {
@@ -49,10 +51,10 @@ describe('Generate scored tests from the palette and the context menu', () => {
   it('does nothing inside a test function, and says why', async () => {
     const editor = await openInEditor('inventory_test.go');
     editor.selection = new vscode.Selection(34, 2, 34, 2); // inside TestStatus
-    const engine = vscode.extensions.getExtension(EXTENSION_ID)!.exports as { client: { sendRequest(method: string, params: unknown): Promise<unknown> } };
+    const engine = vscode.extensions.getExtension(EXTENSION_ID)!.exports as Engine;
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, minLines: 1, maxLines: 500 };
-    const at = (await engine.client.sendRequest('xrepotest/focalFunctionAt', { uri: editor.document.uri.toString(), line: 34, settings })) as { why?: string };
-    assert.match(at.why ?? '', /TestStatus is not a focal function \(test-code\)/);
+    const at = await engine.request(FOCAL_FUNCTION_AT, { uri: editor.document.uri.toString(), line: 34, settings });
+    assert.match('why' in at ? at.why : '', /TestStatus is not a focal function \(test-code\)/);
     const result = await vscode.commands.executeCommand('xrepotest.generateScoredTests');
     assert.strictEqual(result, undefined, 'no scoring started in a test file');
   });

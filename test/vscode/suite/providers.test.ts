@@ -4,7 +4,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { Engine } from '../../../src/extension/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
+import { SCORE_FUNCTION } from '../../../src/shared/scoring-protocol';
 import { EXTENSION_ID, openInEditor } from './helpers';
 
 /**
@@ -157,11 +159,11 @@ describe('model providers in the editor (OpenAI-compatible wire format, key from
 
   it('refuses a provider without a key, saying which command sets it', async () => {
     const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-    const engine = ext.exports as { client: { sendRequest(method: string, params: unknown): Promise<unknown> } };
+    const engine = ext.exports as Engine;
     const editor = await openInEditor('item.go');
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, provider: 'anthropic', model: 'claude-test' };
     await assert.rejects(
-      engine.client.sendRequest('xrepotest/scoreFunction', { uri: editor.document.uri.toString(), startLine: 7, settings, credentials: {} }),
+      engine.request(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings, credentials: {} }),
       /no anthropic API key: run "XRepoTest: Set an API key"/,
     );
   });

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
+import type { Engine } from '../../../src/extension/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
+import { SCORE_FUNCTION } from '../../../src/shared/scoring-protocol';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { descendants, engineServerPid, EXTENSION_ID, openInEditor, screenshot, waitFor } from './helpers';
@@ -58,16 +60,14 @@ describe('Cancelling a scoring', () => {
   it('stops the run in the engine server and leaves no process and no disposable copy behind', async function () {
     this.timeout(180_000);
     const editor = await openInEditor('item.go');
-    const engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as {
-      client: { sendRequest(method: string, params: unknown, token: vscode.CancellationToken): Promise<unknown> };
-    };
+    const engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as Engine;
     const server = await waitFor('the engine server', 30_000, engineServerPid);
     const copies = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('xrt-sandbox-'));
     const copiesBefore = copies();
     const processesBefore = descendants(server);
     const cts = new vscode.CancellationTokenSource();
     const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, mutation: true };
-    const scoring = engine.client.sendRequest('xrepotest/scoreFunction', { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
+    const scoring = engine.request(SCORE_FUNCTION, { uri: editor.document.uri.toString(), startLine: 7, settings }, cts.token);
     // Cancelled while the toolchain runs in the sandbox (not while, say, the environment check runs).
     const cmdline = (pid: number): string => {
       try {

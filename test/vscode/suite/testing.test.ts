@@ -2,7 +2,7 @@ import * as assert from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { LanguageClient } from 'vscode-languageclient/node';
+import type { Engine } from '../../../src/extension/engine';
 import type { TestingApi, TestingRunRecord } from '../../../src/extension/testing';
 import { DEFAULT_ENGINE_SETTINGS } from '../../../src/shared/protocol';
 import { RUN_CANDIDATE, type ScoreFunctionResult } from '../../../src/shared/scoring-protocol';
@@ -61,7 +61,7 @@ function listFiles(dir: string, rel = ''): string[] {
 
 describe('Testing view: generated tests, coverage and actions (baseline provider, local executor)', () => {
   let testing: TestingApi;
-  let client: LanguageClient;
+  let engine: Engine;
   let editor: vscode.TextEditor;
   let generated: ScoreFunctionResult;
   let baselineItem: vscode.TestItem;
@@ -70,7 +70,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
   let wrongMessage: vscode.TestMessage;
 
   const runCandidate = (testCode: string): Promise<ScoreFunctionResult> =>
-    client.sendRequest<ScoreFunctionResult>(RUN_CANDIDATE, {
+    engine.request(RUN_CANDIDATE, {
       uri: editor.document.uri.toString(),
       startLine: STATUS_LINE,
       testCode,
@@ -80,13 +80,13 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
 
   before(async function () {
     this.timeout(240_000);
-    const ext = vscode.extensions.getExtension<{ client: LanguageClient; testing: TestingApi }>(EXTENSION_ID);
+    const ext = vscode.extensions.getExtension<Engine & { testing: TestingApi }>(EXTENSION_ID);
     assert.ok(ext);
     filesBefore = listFiles(workspaceRoot());
     editor = await openInEditor(FILE);
     const api = await ext.activate();
     testing = api.testing;
-    client = api.client;
+    engine = api;
     const uri = editor.document.uri;
     const generate = await waitFor('the Generate lens on Status', 30_000, async () => {
       const found = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
