@@ -20,6 +20,7 @@ import {
   type ViewMessage,
 } from '../shared/annotator-protocol';
 import type { Engine } from './engine';
+import { editorLanguageOf, editorLanguages } from './languages';
 
 /** What the extension's tests see of the annotator (returned by activate as `annotator`). */
 export interface AnnotatorApi {
@@ -38,7 +39,6 @@ export interface AnnotatorApi {
 const PANEL_TYPE = 'xrepotest.annotator';
 /** An export bigger than this is revealed, not opened: the editor is no viewer for hundreds of MB. */
 const OPEN_EXPORT_MAX_BYTES = 20 * 1024 * 1024;
-const EDITOR_LANGUAGES: Record<string, string> = { rust: 'rust', go: 'go', php: 'php', ruby: 'ruby', julia: 'julia' };
 
 /** Run folders hold results.jsonl; the newest one found in the usual places is the picker's default. */
 function mostRecentRun(context: vscode.ExtensionContext): string | undefined {
@@ -138,6 +138,11 @@ class AnnotatorPanel {
   /** Documents open in one group next to the view, never in a new group per document. */
   private besideColumn(): vscode.ViewColumn {
     return Math.min((this.panel.viewColumn ?? vscode.ViewColumn.One) + 1, vscode.ViewColumn.Nine);
+  }
+
+  /** The VS Code language a result's focal file or test opens as; plain text for a language the extension does not activate on. */
+  private documentLanguage(language: string): string {
+    return editorLanguageOf(editorLanguages(this.engine.context.extension.packageJSON), language) ?? 'plaintext';
   }
 
   post(message: HostMessage): Thenable<boolean> {
@@ -245,7 +250,7 @@ class AnnotatorPanel {
     }
     if (where.kind === 'checkout') return vscode.workspace.openTextDocument(vscode.Uri.file(where.file));
     void vscode.window.showInformationMessage(`XRepoTest: showing the task's copy of ${r.file_path}: ${where.kind === 'task' ? where.why : ''}.`);
-    return vscode.workspace.openTextDocument({ content: r.file_content, language: EDITOR_LANGUAGES[r.xrt.language] ?? 'plaintext' });
+    return vscode.workspace.openTextDocument({ content: r.file_content, language: this.documentLanguage(r.xrt.language) });
   }
 
   private async open(key: string, what: OpenWhat): Promise<void> {
@@ -260,7 +265,7 @@ class AnnotatorPanel {
       if (what === 'coverage') this.decorateCoverage(editor, r);
     } else {
       const content = what === 'test' ? (r.test[0] ?? '') : logText(r);
-      const doc = await vscode.workspace.openTextDocument({ content, language: what === 'test' ? (EDITOR_LANGUAGES[r.xrt.language] ?? 'plaintext') : 'log' });
+      const doc = await vscode.workspace.openTextDocument({ content, language: what === 'test' ? this.documentLanguage(r.xrt.language) : 'log' });
       editor = await vscode.window.showTextDocument(doc, { viewColumn: this.besideColumn(), preview: false });
     }
     this.onOpened({ what, uri: editor.document.uri.toString(), languageId: editor.document.languageId });

@@ -5,9 +5,6 @@ import * as vscode from 'vscode';
 import {
   BenchArgsError,
   DEFAULT_BENCH_CONCURRENCY,
-  EXECUTORS,
-  MODES,
-  PROVIDERS,
   exampleDataset,
   formatBenchProgress,
   newRunFolder,
@@ -16,7 +13,7 @@ import {
   type BenchCommandArgs,
 } from '../shared/bench-options';
 import { BENCH_PROGRESS, RUN_BENCHMARK, type BenchDataset, type BenchProgressParams, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
-import type { EngineSettings } from '../shared/protocol';
+import { CONTEXT_MODE_NAMES, EXECUTOR_KINDS, PROVIDER_SETTINGS, type EngineSettings } from '../shared/protocol';
 import type { Engine } from './engine';
 import { reportWebviewHtml } from './report-webview-html';
 import { engineSettings, requestSettings } from './settings';
@@ -127,7 +124,7 @@ export function registerBench({ client, request: send, log, context }: Engine): 
     if (!dataset) return undefined;
     const ordered = <T extends string>(all: readonly T[], current: T): T[] => [current, ...all.filter((x) => x !== current)];
     const provider = await vscode.window.showQuickPick(
-      ordered(PROVIDERS, settings.provider).map((p) => ({ label: p, description: p === settings.provider ? '(from the settings)' : p === 'baseline' ? 'offline, a lower bound' : undefined })),
+      ordered(PROVIDER_SETTINGS, settings.provider).map((p) => ({ label: p, description: p === settings.provider ? '(from the settings)' : p === 'baseline' ? 'offline, a lower bound' : undefined })),
       { title: 'XRepoTest benchmark (2/6): provider', ignoreFocusOut: true },
     );
     if (!provider) return undefined;
@@ -143,12 +140,12 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       if (typed === undefined) return undefined;
       model = typed.trim();
     }
-    const mode = await vscode.window.showQuickPick(ordered(MODES, settings.mode).map((m) => ({ label: m, description: m === settings.mode ? '(from the settings)' : undefined })), {
+    const mode = await vscode.window.showQuickPick(ordered(CONTEXT_MODE_NAMES, settings.mode).map((m) => ({ label: m, description: m === settings.mode ? '(from the settings)' : undefined })), {
       title: 'XRepoTest benchmark (4/6): context mode',
       ignoreFocusOut: true,
     });
     if (!mode) return undefined;
-    const executor = await vscode.window.showQuickPick(ordered(EXECUTORS, settings.executor).map((x) => ({ label: x, description: x === settings.executor ? '(from the settings)' : undefined })), {
+    const executor = await vscode.window.showQuickPick(ordered(EXECUTOR_KINDS, settings.executor).map((x) => ({ label: x, description: x === settings.executor ? '(from the settings)' : undefined })), {
       title: 'XRepoTest benchmark (5/6): where tests run',
       ignoreFocusOut: true,
     });

@@ -8,6 +8,7 @@ import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
 import { registerEnvironment } from './environment';
+import { editorLanguages } from './languages';
 import { registerScoring } from './scoring';
 import { API_KEY_SECRETS, engineSettings } from './settings';
 import { registerTesting, type TestingApi } from './testing';
@@ -27,7 +28,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   };
   const log = vscode.window.createOutputChannel('XRepoTest', { log: true });
   const clientOptions: LanguageClientOptions = {
-    documentSelector: ['rust', 'go', 'php', 'ruby', 'julia'].map((language) => ({ scheme: 'file', language })),
+    documentSelector: editorLanguages(context.extension.packageJSON).ids.map((language) => ({ scheme: 'file', language })),
     initializationOptions: { ...engineSettings(), storagePath: (context.storageUri ?? context.globalStorageUri).fsPath } satisfies EngineStartOptions,
     outputChannel: log,
   };

@@ -6,6 +6,7 @@ import {
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
 import { wasCancelled, type Engine } from './engine';
+import { editorLanguages, oneOfNames } from './languages';
 import { requestSettings } from './settings';
 
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
@@ -40,7 +41,7 @@ export function registerScoring({ request, log, context }: Engine): void {
       if (uri && startLine) return scoreFunction(uri, startLine);
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
-        void vscode.window.showWarningMessage('XRepoTest: open a Rust, Go, Julia, PHP or Ruby file and put the cursor in a function.');
+        void vscode.window.showWarningMessage(`XRepoTest: open a ${oneOfNames(editorLanguages(context.extension.packageJSON))} file and put the cursor in a function.`);
         return undefined;
       }
       let at: FocalFunctionAtResult;

@@ -4,11 +4,13 @@
  */
 import * as path from 'node:path';
 import type { BenchProgressParams } from './bench-protocol';
-import type { ContextModeName, EngineSettings, ProviderSetting } from './protocol';
+import { CONTEXT_MODE_NAMES, EXECUTOR_KINDS, PROVIDER_SETTINGS, type ContextModeName, type EngineSettings, type ProviderSetting } from './protocol';
 
-export const PROVIDERS: readonly ProviderSetting[] = ['baseline', 'anthropic', 'openai', 'openai-compatible', 'replay'];
-export const MODES: readonly ContextModeName[] = ['standard', 'file', 'lsp', 'bm25', 'dense'];
-export const EXECUTORS: readonly EngineSettings['executor'][] = ['local', 'docker'];
+/**
+ * The languages a benchmark may be limited to (`lang`), known before any server answer. The
+ * engine's registry (src/engine/languages/ids.ts) cannot be imported here; test/unit/language-lists.test.ts
+ * checks this list against it. Providers, modes and executors are protocol.ts's lists.
+ */
 export const LANGUAGES = ['rust', 'go', 'php', 'ruby', 'julia'] as const;
 export const DEFAULT_BENCH_CONCURRENCY = 2;
 
@@ -91,10 +93,10 @@ export function validateBenchArgs(value: unknown): BenchCommandArgs {
   if (o.open !== undefined && typeof o.open !== 'boolean') throw new BenchArgsError('open: use true or false');
   return {
     dataset,
-    provider: oneOf('provider', o.provider, PROVIDERS),
+    provider: oneOf('provider', o.provider, PROVIDER_SETTINGS),
     model: optionalString('model', o.model),
-    mode: oneOf('mode', o.mode, MODES),
-    executor: oneOf('executor', o.executor, EXECUTORS),
+    mode: oneOf('mode', o.mode, CONTEXT_MODE_NAMES),
+    executor: oneOf('executor', o.executor, EXECUTOR_KINDS),
     limit: positiveInt('limit', o.limit),
     lang,
     runDir: absolutePath('runDir', o.runDir),

@@ -2,14 +2,17 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { adapterFor, adapterForPath, LANGUAGE_IDS } from '../../src/engine/languages';
+import { editorLanguageOf, editorLanguages, oneOfNames } from '../../src/extension/languages';
 import { LANGUAGES as BENCH_LANGUAGES } from '../../src/shared/bench-options';
 import { REPO_ROOT } from '../helpers/paths';
 
 /**
- * The language registry is src/engine/languages/. The extension, the shared wire code and
- * package.json cannot import it (they never load the engine), so they keep their own lists of
- * languages; this checks every one of them against the registry, so that a language added to the
- * registry and forgotten in one of them fails here, naming the file to edit. Pure: reads files only.
+ * The language registry is src/engine/languages/. package.json and the shared wire code cannot import
+ * it, so they keep their own lists of languages (package.json's activationEvents, menu `when`
+ * clauses and description; src/shared/bench-options.ts LANGUAGES); the extension keeps none: it reads
+ * its package.json at run time (src/extension/languages.ts). This checks every list against the
+ * registry, so that a language added to the registry and forgotten in one of them fails here, naming
+ * the file to edit. Pure: reads files only.
  */
 
 const read = (rel: string): string => fs.readFileSync(path.join(REPO_ROOT, rel), 'utf8');
@@ -34,6 +37,7 @@ function assertSameSet(found: Iterable<string>, wanted: Iterable<string>, where:
 
 interface PackageJson {
   activationEvents: string[];
+  description: string;
   contributes: { menus: Record<string, Array<{ command: string; when?: string }>> };
 }
 
@@ -105,28 +109,35 @@ describe('language lists outside the engine match the registry', () => {
     }
   });
 
-  it('src/extension/extension.ts: the language client documentSelector lists every editor language id', () => {
-    const m = /documentSelector:\s*\[([^\]]*)\]/.exec(read('src/extension/extension.ts'));
-    assert.ok(m, 'src/extension/extension.ts has no `documentSelector: [...]` list any more: update this test to find its languages');
-    assertSameSet([...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]), editorIds, 'src/extension/extension.ts documentSelector');
+  it("the extension's languages, read from package.json by src/extension/languages.ts, are the registry's editor ids", () => {
+    assertSameSet(editorLanguages(pkg).ids, editorIds, 'package.json activationEvents (onLanguage:<id>, read by src/extension/languages.ts for the document selector and the annotator)');
   });
 
-  it("src/extension/annotator.ts: EDITOR_LANGUAGES maps every language id to its editor's", () => {
-    const m = /EDITOR_LANGUAGES[^=]*=\s*\{([^}]*)\}/.exec(read('src/extension/annotator.ts'));
-    assert.ok(m, 'src/extension/annotator.ts has no EDITOR_LANGUAGES map any more: update this test to find its languages');
-    const pairs = [...m[1].matchAll(/(\w+)\s*:\s*'([^']+)'/g)].map((x) => [x[1], x[2]] as const);
-    assertSameSet(pairs.map(([k]) => k), LANGUAGE_IDS, 'src/extension/annotator.ts EDITOR_LANGUAGES (keys)');
-    for (const [id, editorId] of pairs) {
-      assert.ok(adapterFor(id as (typeof LANGUAGE_IDS)[number]).editor.languageIds.includes(editorId), `src/extension/annotator.ts EDITOR_LANGUAGES: ${id} opens as '${editorId}', not one of languages/${id}/editor.ts languageIds`);
+  it('a result of every language opens in the editor as one of its VS Code language ids (the annotator)', () => {
+    const languages = editorLanguages(pkg);
+    for (const id of LANGUAGE_IDS) {
+      const opensAs = editorLanguageOf(languages, id);
+      assert.ok(
+        opensAs !== undefined && adapterFor(id).editor.languageIds.includes(opensAs),
+        `a ${id} result would open as ${opensAs ?? 'plain text'}: src/extension/languages.ts opens a result's language as the same VS Code id, so package.json activationEvents needs onLanguage:${id} and languages/${id}/editor.ts languageIds must include '${id}'`,
+      );
     }
   });
 
-  it("src/extension/scoring.ts: the \"open a … file\" hint names every language", () => {
-    const m = /open an? ([^']*) file/.exec(read('src/extension/scoring.ts'));
-    assert.ok(m, 'src/extension/scoring.ts has no "open a … file" hint any more: update this test');
+  it('package.json description names every language (the "open a … file" hint reads its names there)', () => {
+    const names = editorLanguages(pkg).names;
     for (const id of LANGUAGE_IDS) {
       const name = adapterFor(id).displayName;
-      assert.ok(m[1].split(/,\s*|\s+or\s+/).includes(name), `src/extension/scoring.ts: the hint "${m[0]}" does not name ${name}`);
+      assert.ok(names.includes(name), `package.json description "${String(pkg.description)}" does not name ${name} in its "for A, B and C (…)" list, which src/extension/languages.ts reads for the "open a … file" hint`);
+    }
+    assertSameSet(names, LANGUAGE_IDS.map((id) => adapterFor(id).displayName), 'package.json description (its language names)');
+  });
+
+  it('no file of src/extension/ keeps its own list of language ids (they all read src/extension/languages.ts)', () => {
+    const dir = path.join(REPO_ROOT, 'src', 'extension');
+    for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+      const text = read(`src/extension/${file}`);
+      for (const id of editorIds) assert.ok(!new RegExp(`['"\`]${id}['"\`]`).test(text), `src/extension/${file} names the language '${id}' itself: take the list from src/extension/languages.ts (package.json)`);
     }
   });
 
@@ -140,5 +151,27 @@ describe('language lists outside the engine match the registry', () => {
       assert.ok(fs.existsSync(path.join(REPO_ROOT, 'docker', id, 'Dockerfile.official')), `docker/${id}/Dockerfile.official is missing`);
       if (!adapterFor(id).image.noDebianVariant) assert.ok(fs.existsSync(path.join(REPO_ROOT, 'docker', id, 'Dockerfile.debian')), `docker/${id}/Dockerfile.debian is missing (or say why in image.noDebianVariant)`);
     }
+  });
+});
+
+describe('src/extension/languages.ts reads the languages from a package.json', () => {
+  it('takes the onLanguage activation events in order, once each, and ignores the rest', () => {
+    const l = editorLanguages({ activationEvents: ['onLanguage:rust', 'onCommand:x', 'onLanguage:go', 'onLanguage:rust', 7], description: 'no list here' });
+    assert.deepEqual(l.ids, ['rust', 'go']);
+    assert.deepEqual(l.names, ['rust', 'go'], 'without a "for A and B (" list the names are the ids');
+    assert.deepEqual(editorLanguages({}).ids, []);
+  });
+
+  it('takes the names from the description\'s "for A, B and C (…)" list', () => {
+    const l = editorLanguages({ activationEvents: [], description: 'Scored, repository-level tests for Rust, Go, Julia, PHP and Ruby (the benchmark).' });
+    assert.deepEqual(l.names, ['Rust', 'Go', 'Julia', 'PHP', 'Ruby']);
+    assert.equal(oneOfNames(l), 'Rust, Go, Julia, PHP or Ruby');
+    assert.equal(oneOfNames({ ids: [], names: ['Rust'] }), 'Rust');
+  });
+
+  it('opens a result as its own id only when the extension activates on it', () => {
+    const l = editorLanguages({ activationEvents: ['onLanguage:rust'] });
+    assert.equal(editorLanguageOf(l, 'rust'), 'rust');
+    assert.equal(editorLanguageOf(l, 'go'), undefined);
   });
 });
