@@ -7,7 +7,7 @@ import { fileUri, uriToFile } from '../engine/context/lsp/server';
 import type { ContextRequest, Location, Position, SymbolResolver } from '../engine/context/types';
 import { focalPathInRepo } from '../engine/execute/sandbox';
 import { taskForDocumentFunction } from '../engine/extract/document';
-import { adapterFor, adapterForPath, type LanguageId } from '../engine/languages';
+import { adapterFor, adapterForPath, languageChoice, type LanguageId } from '../engine/languages';
 import {
   BRIDGE_PROBE,
   EDITOR_DEFINITION,
@@ -203,7 +203,7 @@ export function registerBridge(state: ServerState): void {
   onClientRequest(connection, BRIDGE_PROBE, async (params: BridgeProbeParams): Promise<BridgeProbeResult> => {
     const file = uriToFile(params.uri);
     const adapter = adapterForPath(file);
-    if (!adapter) throw new Error(`${path.basename(file)} is not Rust, Go, Julia, PHP or Ruby`);
+    if (!adapter) throw new Error(`${path.basename(file)} is not ${languageChoice()}`);
     const { root } = state.workspaceOf(params.uri);
     const { resolver, source, note } = await bridge.choose(adapter.id, file, params.position, root, params.settings.lspSource);
     if (params.method === 'hover') return { source, note, locations: [], hover: await resolver.hover(file, params.position) };

@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { CodeLensRefreshRequest, type CancellationToken, type CodeLens } from 'vscode-languageserver/node';
 import { classifyDocument } from '../engine/extract/document';
-import { adapterForPath } from '../engine/languages';
+import { adapterForPath, languageChoice } from '../engine/languages';
 import {
   FOCAL_FUNCTION_AT,
   SCORE_FUNCTION,
@@ -139,7 +139,7 @@ export function registerScoring(state: ServerState): void {
     const doc = documents.get(params.uri);
     if (!doc) return { why: 'the file is not open in the editor' };
     const { relPath } = state.workspaceOf(params.uri);
-    if (!adapterForPath(relPath)) return { why: `${relPath} is not Rust, Go, Julia, PHP or Ruby` };
+    if (!adapterForPath(relPath)) return { why: `${relPath} is not ${languageChoice()}` };
     const filters = { minLines: params.settings.minLines, maxLines: params.settings.maxLines };
     const line = params.line + 1;
     const around = (await classifyDocument(relPath, doc.getText(), filters))

@@ -37,3 +37,9 @@ export function parseLanguageId(name: string): LanguageId | undefined {
   if ((LANGUAGE_IDS as readonly string[]).includes(n)) return n as LanguageId;
   return aliases[n];
 }
+
+/** "Rust, Go, PHP, Ruby or Julia": every registered language's name, as one choice (for messages). */
+export function languageChoice(): string {
+  const names = Object.values(ADAPTERS).map((a) => a.displayName);
+  return names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}` : names.join('');
+}
