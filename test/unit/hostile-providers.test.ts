@@ -1,17 +1,14 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Evaluation } from '../../src/engine/execute/evaluate';
 import { feedbackOf } from '../../src/engine/execute/feedback';
 import { generateOne, repairPrompt } from '../../src/engine/generate/generate';
 import { createProvider, type ProviderSpec } from '../../src/engine/generate/providers';
-import type { CompletionRequest, Provider } from '../../src/engine/generate/types';
+import type { Provider } from '../../src/engine/generate/types';
 import { toResultRecord } from '../../src/engine/store/results';
-import type { TaskRecord } from '../../src/engine/tasks/record';
 import { redact, REDACTED, registerSecret } from '../../src/engine/util/redact';
+import { request, serversAndDirs, TASK, type RawReply } from '../helpers/hostile-providers';
 
 /*
  * A provider is a server on the network: it can answer 200 with anything, echo our key, send
@@ -23,101 +20,20 @@ const KEY = 'sk-proj-HOSTILE-provider-key-0123456789abcdef';
 const ANTHROPIC_KEY = 'sk-ant-api03-HOSTILE-provider-key-9876543210';
 const RUST = '```rust\n#[test]\nfn t() { assert_eq!(area(1.0, 1.0), 1.0); }\n```';
 
-/** What the server sends for one request: raw bytes and headers, or nothing at all. */
-interface RawReply {
-  status?: number;
-  contentType?: string;
-  body?: string | Buffer;
-  headers?: Record<string, string>;
-  /** Accept the request and never answer. */
-  hang?: boolean;
-}
-
-class RawServer {
-  readonly requests: Array<{ url: string; body: Record<string, unknown> }> = [];
-  /** Requests whose headers arrived (a client that gives up early may never send the whole body). */
-  arrivals = 0;
-  private readonly server: http.Server;
-  private readonly hung: http.ServerResponse[] = [];
-  url = '';
-
-  constructor(private readonly reply: (body: Record<string, unknown>) => RawReply) {
-    this.server = http.createServer((req, res) => {
-      this.arrivals++;
-      let raw = '';
-      req.on('data', (c: Buffer) => (raw += c.toString('utf8')));
-      req.on('end', () => {
-        const body = raw ? (JSON.parse(raw) as Record<string, unknown>) : {};
-        this.requests.push({ url: req.url ?? '', body });
-        const r = this.reply(body);
-        if (r.hang) {
-          this.hung.push(res);
-          return;
-        }
-        res.writeHead(r.status ?? 200, { 'content-type': r.contentType ?? 'application/json', ...(r.headers ?? {}) });
-        res.end(r.body ?? '');
-      });
-    });
-  }
-
-  async start(): Promise<this> {
-    await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  async stop(): Promise<void> {
-    for (const r of this.hung) r.destroy();
-    this.server.closeAllConnections();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
-}
-
 const json = (v: unknown): RawReply => ({ body: JSON.stringify(v) });
 const chat = (text: unknown, model = 'm'): RawReply =>
   json({ id: 'c', object: 'chat.completion', created: 1, model, choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }], usage: { prompt_tokens: 3, completion_tokens: 4 } });
 const message = (content: unknown): RawReply =>
   json({ id: 'msg', type: 'message', role: 'assistant', model: 'claude', content, stop_reason: 'end_turn', usage: { input_tokens: 3, output_tokens: 4 } });
 
-const TASK: TaskRecord = {
-  task_id: 7,
-  id: 'hostile0provider',
-  function_name: 'area',
-  file_path: 'geometry-rs/src/shapes.rs',
-  focal_code: 'pub fn area(w: f64, h: f64) -> f64 { w * h }',
-  file_content: 'pub fn area(w: f64, h: f64) -> f64 { w * h }\n',
-  language: 'rust',
-  function_component: { name: 'area', signature: 'pub fn area(w: f64, h: f64) -> f64', start_line: 1, end_line: 1 },
-  metadata: { class_name: '', class_signature: '' },
-};
-
-function request(model = 'm', content = 'write a test'): CompletionRequest {
-  return { system: 's', messages: [{ role: 'user', content }], params: { model, temperature: 0, maxTokens: 512, topP: 1 }, task: TASK, language: 'rust', sample: 0, round: 0 };
-}
-
 const cacheFiles = (dir: string): string[] =>
   fs.existsSync(dir) ? fs.readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.json')) : [];
 
 describe('hostile providers', function () {
   this.timeout(60_000);
-  const servers: RawServer[] = [];
-  const dirs: string[] = [];
-  const serve = async (reply: (body: Record<string, unknown>) => RawReply): Promise<RawServer> => {
-    const s = await new RawServer(reply).start();
-    servers.push(s);
-    return s;
-  };
-  const tmp = (): string => {
-    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-providers-'));
-    dirs.push(d);
-    return d;
-  };
+  const { serve, tmp } = serversAndDirs();
   const make = (spec: Partial<ProviderSpec> & Pick<ProviderSpec, 'provider'>): Provider =>
     createProvider({ model: 'm', env: {}, baseDelayMs: 5, maxRetries: 0, log: () => undefined, ...spec });
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.stop()));
-    for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-  });
 
   describe('a reply without a completion shape is an error, never an empty test, never cached', () => {
     const openaiShapes: Array<[string, RawReply, RegExp]> = [
