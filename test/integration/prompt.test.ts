@@ -6,7 +6,6 @@ import * as path from 'node:path';
 import { rankBm25 } from '../../src/engine/context/bm25';
 import { openAiCompatibleEmbedder, rankDense } from '../../src/engine/context/dense';
 import { fileContext } from '../../src/engine/context/file';
-import type { LspContext } from '../../src/engine/context/types';
 import { buildWindows } from '../../src/engine/context/windows';
 import { extractRepository } from '../../src/engine/extract/extract';
 import type { ContextMode } from '../../src/engine/generate/types';
@@ -16,6 +15,7 @@ import { gatherContext } from '../../src/engine/prompt/context';
 import { buildPrompt } from '../../src/engine/prompt/templates';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixture, REPO_ROOT } from '../helpers/paths';
+import { CASES, LSP } from '../helpers/prompt-fixtures';
 
 /**
  * Golden prompts: test/data/golden/prompts/<lang>-<mode>.txt hold `system + "\n---\n" + user` for one
@@ -25,48 +25,6 @@ import { fixture, REPO_ROOT } from '../helpers/paths';
  */
 const GOLDEN_DIR = path.join(REPO_ROOT, 'test', 'data', 'golden', 'prompts');
 const UPDATE = process.env.UPDATE_GOLDEN === '1';
-
-/** One kept task per fixture language (a function in a file with a Rust test module, methods in classes…). */
-const CASES: Array<{ lang: LanguageId; dir: string; fn: string }> = [
-  { lang: 'rust', dir: 'geometry-rs', fn: 'classify_triangle' },
-  { lang: 'go', dir: 'inventory-go', fn: 'Restock' },
-  { lang: 'php', dir: 'textkit-php', fn: 'slugify' },
-  { lang: 'ruby', dir: 'bookshelf-rb', fn: 'search' },
-  { lang: 'julia', dir: 'MiniStats.jl', fn: 'trimmed_mean' },
-];
-
-/** Fixed LSP context per language, as the LSP builder would hand it over (with one duplicate each). */
-const LSP: Record<LanguageId, LspContext> = {
-  rust: {
-    argumentDefinitions: [],
-    calleeDefinitions: ['pub enum TriangleKind {\n    Invalid,\n    Degenerate,\n    Equilateral,\n    RightIsosceles,\n    Isosceles,\n    Right,\n    Scalene,\n}'],
-    conditionReferences: ['pub fn is_finite(self) -> bool', 'pub enum TriangleKind {\n    Invalid,\n    Degenerate,\n    Equilateral,\n    RightIsosceles,\n    Isosceles,\n    Right,\n    Scalene,\n}'],
-  },
-  go: {
-    argumentDefinitions: ['type Inventory struct {\n\titems map[string]*Item\n\tlog   []string\n}'],
-    calleeDefinitions: ['func Errorf(format string, a ...any) error', 'func Sprintf(format string, a ...any) string'],
-    conditionReferences: [
-      'var ErrInvalidQuantity = errors.New("inventory: invalid quantity")',
-      'type Item struct {\n\tSKU      string\n\tName     string\n\tQuantity int\n\tReorder  int\n\tCapacity int\n\tExpires  int\n}',
-      'type Inventory struct {\n\titems map[string]*Item\n\tlog   []string\n}',
-    ],
-  },
-  php: {
-    argumentDefinitions: [],
-    calleeDefinitions: ['abstract class AbstractTransformer implements Transformer\n{\n    protected function transliterate(string $text): string\n}'],
-    conditionReferences: ['private int $maxLength;', 'private string $separator;', 'private int $maxLength;'],
-  },
-  ruby: {
-    argumentDefinitions: [],
-    calleeDefinitions: ['def tokens(text)\n  text.to_s.downcase.scan(/[a-z0-9]+/)\nend', 'def available?\n  copies.positive?\nend'],
-    conditionReferences: ['def available?\n  copies.positive?\nend'],
-  },
-  julia: {
-    argumentDefinitions: [],
-    calleeDefinitions: ['function cut_count(len, f)\n    cut = floor(Int, len * f)\n    return cut\nend'],
-    conditionReferences: ['fraction::Real', 'fraction::Real'],
-  },
-};
 
 /** An OpenAI-compatible /v1/embeddings server on 127.0.0.1: hashed bag of words, 64 dimensions. */
 async function startEmbeddingServer(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
