@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { rankBm25 } from '../../src/engine/context/bm25';
 import { openAiCompatibleEmbedder, rankDense } from '../../src/engine/context/dense';
@@ -16,6 +15,7 @@ import { buildPrompt } from '../../src/engine/prompt/templates';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixture, REPO_ROOT } from '../helpers/paths';
 import { CASES, LSP } from '../helpers/prompt-fixtures';
+import { hashedBagOfWords, listenOnLoopback } from '../helpers/embedding-server';
 
 /**
  * Golden prompts: test/data/golden/prompts/<lang>-<mode>.txt hold `system + "\n---\n" + user` for one
@@ -28,15 +28,7 @@ const UPDATE = process.env.UPDATE_GOLDEN === '1';
 
 /** An OpenAI-compatible /v1/embeddings server on 127.0.0.1: hashed bag of words, 64 dimensions. */
 async function startEmbeddingServer(): Promise<{ baseUrl: string; close: () => Promise<void> }> {
-  const embed = (text: string): number[] => {
-    const v = new Array<number>(64).fill(0);
-    for (const token of text.split(/\s+/).filter(Boolean)) {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193) >>> 0;
-      v[h % 64] += 1;
-    }
-    return v;
-  };
+  const embed = (text: string): number[] => hashedBagOfWords(text, 64);
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -46,9 +38,7 @@ async function startEmbeddingServer(): Promise<{ baseUrl: string; close: () => P
       res.end(JSON.stringify({ object: 'list', data: input.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) })) }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return listenOnLoopback(server);
 }
 
 async function fixtureTask(lang: LanguageId, dir: string, fn: string): Promise<TaskRecord> {

@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { openAiCompatibleEmbedder, NoEmbedderError, rankDense } from '../../src/engine/context/dense';
 import { checkNeeds, CONTEXT_MODE_SPECS, CONTEXT_MODES, contextModeSpec, MissingContextError, parseContextMode } from '../../src/engine/context/modes';
@@ -16,21 +15,14 @@ import { generationOptionsFor, paramsFor, promptFor, providerFor, SettingsError 
 import { BenchArgsError, validateBenchArgs } from '../../src/shared/bench-options';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../src/shared/protocol';
 import { fixture, REPO_ROOT } from '../helpers/paths';
+import { hashedBagOfWords, listenOnLoopback } from '../helpers/embedding-server';
 
 const LSP: LspContext = { argumentDefinitions: ['struct P { x: i32 }'], calleeDefinitions: ['fn f() {}'], conditionReferences: [] };
 
 /** An OpenAI-compatible /v1/embeddings server on 127.0.0.1 (hashed bag of words) that wants a key and records what it was asked. */
 async function embeddingServer(requiredKey?: string) {
   const calls: Array<{ model: string; inputs: number; auth?: string }> = [];
-  const embed = (text: string): number[] => {
-    const v = new Array<number>(32).fill(0);
-    for (const token of text.split(/\s+/).filter(Boolean)) {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193) >>> 0;
-      v[h % 32] += 1;
-    }
-    return v;
-  };
+  const embed = (text: string): number[] => hashedBagOfWords(text, 32);
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -46,9 +38,7 @@ async function embeddingServer(requiredKey?: string) {
       res.end(JSON.stringify({ object: 'list', data: input.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) })) }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, calls, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { ...(await listenOnLoopback(server)), calls };
 }
 
 async function fixtureTask(): Promise<TaskRecord> {

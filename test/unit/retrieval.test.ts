@@ -1,7 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Bm25Okapi, rankBm25, whitespaceTokens } from '../../src/engine/context/bm25';
@@ -21,6 +20,7 @@ import type { LanguageId } from '../../src/engine/parse/grammars';
 import { renderRetrievalBlock } from '../../src/engine/prompt/blocks';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixture, REPO_ROOT } from '../helpers/paths';
+import { hashedBagOfWords, listenOnLoopback } from '../helpers/embedding-server';
 
 const BM25_DATA = path.join(REPO_ROOT, 'test', 'data', 'bm25');
 
@@ -248,15 +248,7 @@ describe('file context', () => {
 /** An OpenAI-compatible /v1/embeddings server on 127.0.0.1: hashed bag of words; records the batches. */
 async function embeddingServer(options: { status?: number } = {}) {
   const batches: Array<{ model: string; input: string[]; auth?: string }> = [];
-  const embed = (text: string): number[] => {
-    const v = new Array<number>(32).fill(0);
-    for (const token of whitespaceTokens(text)) {
-      let h = 0x811c9dc5;
-      for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 0x01000193) >>> 0;
-      v[h % 32] += 1;
-    }
-    return v;
-  };
+  const embed = (text: string): number[] => hashedBagOfWords(text, 32);
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString('utf8')));
@@ -279,9 +271,7 @@ async function embeddingServer(options: { status?: number } = {}) {
       res.end(JSON.stringify({ object: 'list', data, model: parsed.model }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { baseUrl: `http://127.0.0.1:${port}/v1`, batches, embed, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { ...(await listenOnLoopback(server)), batches, embed };
 }
 
 describe('dense retrieval', () => {
