@@ -5,14 +5,13 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Command } from 'commander';
-import { registerDatasetCommand } from '../../src/cli/dataset-command';
 import { fetchDataset, type FetchEvent, type FetchOptions } from '../../src/engine/dataset/fetch';
 import { releasePath } from '../../src/engine/dataset/files';
 import { gitBlobSha1 } from '../../src/engine/dataset/hash';
 import { HubError } from '../../src/engine/dataset/hub';
 import { LOCK_FILE, readLock } from '../../src/engine/dataset/lock';
 import { loadTasks } from '../../src/engine/tasks/load';
+import { runCli } from '../helpers/dataset-cli';
 
 /*
  * A hub on 127.0.0.1 that speaks the Hugging Face file paths, `/datasets/<repo>/resolve/<rev>/<path>`,
@@ -408,33 +407,3 @@ describe('dataset fetch from a Hugging Face hub (a local one)', function () {
   });
 });
 
-/** Runs the command in this process, as main.ts will once the lead wires it, capturing what it prints. */
-async function runCli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const program = new Command('xrepotest').exitOverride();
-  program.configureOutput({ writeOut: (s) => void (captured.stdout += s), writeErr: (s) => void (captured.stderr += s) });
-  registerDatasetCommand(program);
-  const captured = { stdout: '', stderr: '' };
-  const saved = { out: process.stdout.write.bind(process.stdout), err: process.stderr.write.bind(process.stderr), env: { ...process.env }, exitCode: process.exitCode };
-  process.stdout.write = ((s: string) => ((captured.stdout += s), true)) as typeof process.stdout.write;
-  process.stderr.write = ((s: string) => ((captured.stderr += s), true)) as typeof process.stderr.write;
-  delete process.env.HF_TOKEN;
-  delete process.env.HF_ENDPOINT;
-  Object.assign(process.env, env);
-  process.exitCode = 0;
-  let code = 0;
-  try {
-    await program.parseAsync(args, { from: 'user' });
-    code = Number(process.exitCode ?? 0);
-  } catch (e) {
-    const err = e as { exitCode?: number; code?: string; message: string };
-    if (!err.code?.startsWith('commander.')) captured.stderr += `xrepotest: ${err.message}\n`;
-    code = err.exitCode ?? 1;
-  } finally {
-    process.stdout.write = saved.out;
-    process.stderr.write = saved.err;
-    for (const k of Object.keys(process.env)) if (!(k in saved.env)) delete process.env[k];
-    Object.assign(process.env, saved.env);
-    process.exitCode = saved.exitCode;
-  }
-  return { code, ...captured };
-}
