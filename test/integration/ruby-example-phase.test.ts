@@ -10,32 +10,13 @@ import { codeViews, tamperingRulesFor } from '../../src/engine/score/tampering';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { treeDigest } from '../helpers/evaluate';
 import { hasTool, skipBecause } from '../helpers/skip';
+import { COUNTER } from '../helpers/ruby-counter';
 
 /**
  * Ruby (issue 12, item 5): Cov counts the example phase only (no `def` header, no hook of the
  * project's), the warm-up decides `bundle exec` from a trusted `bundle check` and a probe of the spec
  * helper, and a bundle the tests cannot run without is an environment verdict, not the test's fault.
  */
-
-const COUNTER = `class Counter
-  def self.reset!
-    @count = 0
-    :ok
-  end
-
-  def self.bump(n)
-    @count = (@count || 0) + n
-    @count
-  end
-
-  def twice(x)
-    y = x * 2
-    y
-  end
-
-  def one; 1; end
-end
-`;
 
 /** A spec helper whose after hook runs Counter.reset! after every example, as real suites restore state. */
 const HELPER = `require 'counter'

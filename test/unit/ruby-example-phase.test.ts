@@ -2,32 +2,13 @@ import { strict as assert } from 'node:assert';
 import type { PhaseResult } from '../../src/engine/execute/types';
 import { warmUpProblem } from '../../src/engine/languages/ruby/bundle';
 import { definitionLines } from '../../src/engine/languages/ruby/definition-lines';
+import { COUNTER } from '../helpers/ruby-counter';
 
 /**
  * Ruby (issue 12, item 5): Cov counts the example phase only (no `def` header, no hook of the
  * project's), the warm-up decides `bundle exec` from a trusted `bundle check` and a probe of the spec
  * helper, and a bundle the tests cannot run without is an environment verdict, not the test's fault.
  */
-
-const COUNTER = `class Counter
-  def self.reset!
-    @count = 0
-    :ok
-  end
-
-  def self.bump(n)
-    @count = (@count || 0) + n
-    @count
-  end
-
-  def twice(x)
-    y = x * 2
-    y
-  end
-
-  def one; 1; end
-end
-`;
 
 describe('ruby: definition lines (the `def` header, run only when the file loads)', () => {
   it('leaves out the header when the body starts below it, keeps a one-line method', async () => {
