@@ -6,11 +6,11 @@ import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { LanguageId } from '../../src/engine/parse/grammars';
-import { reportFromCases } from '../../src/engine/score/reports/report';
-import { detectTampering, readFocalAfterTest, type Finding, type TamperingInput } from '../../src/engine/score/tampering';
+import { detectTampering, readFocalAfterTest } from '../../src/engine/score/tampering';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
+import { input, rules } from '../helpers/tampering-input';
 
 /**
  * Generated tests that try to forge their own score: each one fails for real, then rewrites the
@@ -283,22 +283,6 @@ describe('hostile tests that forge their own score (local executor)', function (
     assert.match(e.score.reason ?? '', /Read-only file system|tampered/);
   });
 });
-
-function input(over: Partial<TamperingInput> & Pick<TamperingInput, 'language' | 'testCode'>): TamperingInput {
-  return {
-    testRan: true,
-    testExitCode: 0,
-    testOutput: '',
-    testOutputTruncated: false,
-    report: reportFromCases([]),
-    coverage: { executable: [], covered: [] },
-    focalAfter: null,
-    focalExpected: '',
-    ...over,
-  };
-}
-
-const rules = (f: Finding[]) => f.map((x) => x.rule);
 
 describe('tampering checks (no toolchain)', () => {
 

@@ -7,9 +7,10 @@ import { parseJunitXml } from '../../src/engine/score/reports/junit';
 import { parseLibtestOutput } from '../../src/engine/score/reports/libtest';
 import { reportFromCases } from '../../src/engine/score/reports/report';
 import { parseRspecJson } from '../../src/engine/score/reports/rspec-json';
-import { applyTampering, detectTampering, type Finding, type TamperingInput } from '../../src/engine/score/tampering';
+import { applyTampering, detectTampering } from '../../src/engine/score/tampering';
 import type { TestReport } from '../../src/engine/score/types';
 import { REPO_ROOT } from '../helpers/paths';
+import { input, rules } from '../helpers/tampering-input';
 
 const HONEST_EXT: Record<string, LanguageId> = { go: 'go', rs: 'rust', php: 'php', rb: 'ruby', jl: 'julia' };
 
@@ -48,22 +49,6 @@ function honestTests(): Array<{ name: string; language: LanguageId; code: string
   }
   return out;
 }
-
-function input(over: Partial<TamperingInput> & Pick<TamperingInput, 'language' | 'testCode'>): TamperingInput {
-  return {
-    testRan: true,
-    testExitCode: 0,
-    testOutput: '',
-    testOutputTruncated: false,
-    report: reportFromCases([]),
-    coverage: { executable: [], covered: [] },
-    focalAfter: null,
-    focalExpected: '',
-    ...over,
-  };
-}
-
-const rules = (f: Finding[]) => f.map((x) => x.rule);
 
 describe('tampering checks (no toolchain)', () => {
   it('no honest test in test/data shows a sign of tampering', async () => {
