@@ -5,31 +5,10 @@ import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { runMutationTesting, toResultMutation, type MutationResult } from '../../src/engine/mutate/run';
-import type { LanguageId } from '../../src/engine/parse/grammars';
-import type { TaskRecord } from '../../src/engine/tasks/record';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
 import { REPO_ROOT, fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
-import { byName, functionsOf } from '../helpers/snippets';
-
-const LANGUAGES: LanguageId[] = ['go', 'rust', 'php', 'ruby', 'julia'];
-const EXT: Record<LanguageId, string> = { go: 'go', rust: 'rs', php: 'php', ruby: 'rb', julia: 'jl' };
-
-/** A task for one function of a snippet, as extraction would record it. */
-async function snippetTask(language: LanguageId, source: string, name: string, filePath = `snippet/snippet.${EXT[language]}`): Promise<TaskRecord> {
-  const fn = byName(await functionsOf(language, source), name);
-  const lines = source.split('\n');
-  return {
-    task_id: name,
-    function_name: name,
-    file_path: filePath,
-    focal_code: lines.slice(fn.startLine - 1, fn.endLine).join('\n'),
-    file_content: source,
-    language,
-    function_component: { name, signature: fn.signature, start_line: fn.startLine, end_line: fn.endLine },
-    metadata: { class_name: fn.className, class_signature: fn.classSignature },
-  };
-}
+import { EXT, LANGUAGES, snippetTask } from '../helpers/mutation-fixtures';
 
 describe('mutation testing', function () {
   this.timeout(120_000);

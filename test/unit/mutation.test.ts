@@ -4,12 +4,8 @@ import { MUTATION_OPERATORS, type MutationEdit, type MutationOperator } from '..
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { lineStartOffsets } from '../../src/engine/parse/nodes';
 import { parseWithDeadline } from '../../src/engine/parse/parse';
-import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixtureTask } from '../helpers/evaluate';
-import { byName, functionsOf } from '../helpers/snippets';
-
-const LANGUAGES: LanguageId[] = ['go', 'rust', 'php', 'ruby', 'julia'];
-const EXT: Record<LanguageId, string> = { go: 'go', rust: 'rs', php: 'php', ruby: 'rb', julia: 'jl' };
+import { LANGUAGES, snippetTask } from '../helpers/mutation-fixtures';
 
 /**
  * The operator kinds each fixture's focal function has code for (read off the code: Go's Status has no
@@ -23,22 +19,6 @@ const KINDS_IN_FIXTURE: Record<LanguageId, MutationOperator[]> = {
   ruby: [...MUTATION_OPERATORS],
   julia: ['arithmetic', 'relational', 'constant', 'return-value', 'statement-deletion'],
 };
-
-/** A task for one function of a snippet, as extraction would record it. */
-async function snippetTask(language: LanguageId, source: string, name: string, filePath = `snippet/snippet.${EXT[language]}`): Promise<TaskRecord> {
-  const fn = byName(await functionsOf(language, source), name);
-  const lines = source.split('\n');
-  return {
-    task_id: name,
-    function_name: name,
-    file_path: filePath,
-    focal_code: lines.slice(fn.startLine - 1, fn.endLine).join('\n'),
-    file_content: source,
-    language,
-    function_component: { name, signature: fn.signature, start_line: fn.startLine, end_line: fn.endLine },
-    metadata: { class_name: fn.className, class_signature: fn.classSignature },
-  };
-}
 
 async function snippetEdits(language: LanguageId, source: string, name: string): Promise<MutationEdit[]> {
   return mutationEdits(await snippetTask(language, source, name), language);
