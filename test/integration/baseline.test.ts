@@ -1,26 +1,12 @@
 import { strict as assert } from 'node:assert';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
-import { extractRepository } from '../../src/engine/extract/extract';
 import { baselineTest } from '../../src/engine/generate/baseline';
 import { type LanguageId } from '../../src/engine/parse/grammars';
-import type { TaskRecord } from '../../src/engine/tasks/record';
 import { FIXTURE_OF, TOOLS_OF } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
-
-const tasksByLanguage = new Map<LanguageId, Promise<TaskRecord[]>>();
-
-/** Every kept task of a language's fixture, extracted for real. */
-function fixtureTasks(language: LanguageId): Promise<TaskRecord[]> {
-  let p = tasksByLanguage.get(language);
-  if (!p) {
-    const dir = fixture(FIXTURE_OF[language]);
-    p = extractRepository(dir, { languages: [language], repository: { name: FIXTURE_OF[language], url: dir, commit: null, path: dir } }).then((r) => r.tasks);
-    tasksByLanguage.set(language, p);
-  }
-  return p;
-}
+import { fixtureTasks } from '../helpers/fixture-tasks';
 
 describe('baseline tests run with the local executor', function () {
   this.timeout(1_200_000);

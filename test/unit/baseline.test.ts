@@ -1,12 +1,11 @@
 import { strict as assert } from 'node:assert';
-import { extractRepository } from '../../src/engine/extract/extract';
 import { baselineProvider, baselineTest } from '../../src/engine/generate/baseline';
 import { PAPER_PARAMS, type CompletionRequest } from '../../src/engine/generate/types';
 import { LANGUAGE_IDS, type LanguageId } from '../../src/engine/parse/grammars';
 import { invocationOf } from '../../src/engine/score/invocation';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { FIXTURE_OF, FOCAL_OF } from '../helpers/evaluate';
-import { fixture } from '../helpers/paths';
+import { fixtureTasks } from '../helpers/fixture-tasks';
 
 /*
  * The offline baseline provider: one deterministic test per task, built from the record alone. The
@@ -16,19 +15,6 @@ import { fixture } from '../helpers/paths';
  */
 
 const FENCE: Record<LanguageId, string> = { go: 'go', rust: 'rust', php: 'php', ruby: 'ruby', julia: 'julia' };
-
-const tasksByLanguage = new Map<LanguageId, Promise<TaskRecord[]>>();
-
-/** Every kept task of a language's fixture, extracted for real. */
-function fixtureTasks(language: LanguageId): Promise<TaskRecord[]> {
-  let p = tasksByLanguage.get(language);
-  if (!p) {
-    const dir = fixture(FIXTURE_OF[language]);
-    p = extractRepository(dir, { languages: [language], repository: { name: FIXTURE_OF[language], url: dir, commit: null, path: dir } }).then((r) => r.tasks);
-    tasksByLanguage.set(language, p);
-  }
-  return p;
-}
 
 async function focalTask(language: LanguageId): Promise<TaskRecord> {
   const task = (await fixtureTasks(language)).find((t) => t.function_name === FOCAL_OF[language]);
