@@ -11,6 +11,7 @@ import { acquireRunLock, processStartOf, RUN_LOCK_NAME, RunLockedError, type Loc
 import type { ResultRecord } from '../../src/engine/store/results';
 import { CLI, REPO_ROOT } from '../helpers/paths';
 import { pidNamespaceId } from '../../src/engine/util/process-namespace';
+import { tmpDirPerTest, writeJsonl } from '../helpers/run-folders';
 
 function cli(args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: REPO_ROOT, timeout: 300_000 });
@@ -49,8 +50,6 @@ function row(o: { task: number; passed: boolean; sample?: number; round?: number
   } as unknown as ResultRecord;
 }
 
-const writeJsonl = (file: string, rows: unknown[]): void => fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
-
 function lockOf(runDir: string): LockOwner {
   return JSON.parse(fs.readFileSync(path.join(runDir, RUN_LOCK_NAME), 'utf8')) as LockOwner;
 }
@@ -63,10 +62,7 @@ function deadPid(): number {
 describe('hostile run folders and reports', function () {
   this.timeout(300_000);
   let dir: string;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-runs-'));
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  tmpDirPerTest('xrt-hostile-runs-', (d) => (dir = d));
 
   describe('the run folder lock', () => {
     it('a second `bench` on a folder in use refuses, naming the holder and how to remove a stale lock, and runs nothing', () => {

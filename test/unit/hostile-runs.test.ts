@@ -1,20 +1,15 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadGenerations } from '../../src/engine/tasks/generations';
 import { loadTasks } from '../../src/engine/tasks/load';
 import { REPO_ROOT } from '../helpers/paths';
-
-const writeJsonl = (file: string, rows: unknown[]): void => fs.writeFileSync(file, rows.map((r) => JSON.stringify(r)).join('\n') + '\n');
+import { tmpDirPerTest, writeJsonl } from '../helpers/run-folders';
 
 describe('hostile run folders and reports', function () {
   this.timeout(300_000);
   let dir: string;
-  beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-runs-'));
-  });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+  tmpDirPerTest('xrt-hostile-runs-', (d) => (dir = d));
 
   describe('generations: one slot, one line', () => {
     it('numbers lines without a sample after the earlier ones, and names a line that repeats a numbered slot', async () => {
