@@ -9,7 +9,7 @@ import {
   type RequestMessage,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { checkEngineSettings, SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
+import { SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
@@ -38,7 +38,7 @@ connection.onInitialize((params): InitializeResult => {
   const settings = { ...state.settings, ...init };
   try {
     // The client's settings at start, checked as every request's are; the defaults stand in for bad ones.
-    state.settings = checkEngineSettings(settings, 'initializationOptions');
+    state.settings = SETTINGS_CHANGED.check(settings, 'initializationOptions');
   } catch (e) {
     connection.console.error(`the editor's settings were refused, the defaults are used until they change: ${(e as Error).message}`);
   }

@@ -1,11 +1,10 @@
 /**
  * Registering the server's handlers for the extension's messages (declared in src/shared): the
- * params are checked against the declaration's check first, so a malformed request is refused with
+ * params are checked against the declaration's schema first (with ajv, compiled on the first check), so a malformed request is refused with
  * a message naming the request and the field, before any engine code runs.
  */
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection, type Disposable } from 'vscode-languageserver/node';
-import type { ClientNotification, ClientRequest } from '../shared/wire';
-import { WireParamsError } from '../shared/wire-check';
+import { WireParamsError, type ClientNotification, type ClientRequest } from '../shared/wire';
 
 /** The params as declared, or the error the extension receives (InvalidParams, with what is wrong). */
 export function checkedParams<P>(type: ClientRequest<P, unknown> | ClientNotification<P>, params: unknown): P {

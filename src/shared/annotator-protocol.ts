@@ -3,8 +3,8 @@
  * so the extension host never parses a big results.jsonl), and the messages between the extension
  * and the webview (media/annotator.js mirrors them).
  */
-import { ClientRequest, ServerNotification } from './wire';
-import { literal, nullable, object, optional, str } from './wire-check';
+import type { JSONSchemaType } from 'ajv';
+import { ClientRequest, optional, ServerNotification, str } from './wire';
 import {
   WIRE_ANNOTATION_LABELS,
   type WireAnnotation,
@@ -29,7 +29,11 @@ export interface OpenRunResult {
   skipped: number;
   labels: readonly AnnotationLabel[];
 }
-export const ANNOTATOR_OPEN_RUN = new ClientRequest<OpenRunParams, OpenRunResult>('xrepotest/annotator/openRun', object<OpenRunParams>({ runDir: str, session: str }));
+export const ANNOTATOR_OPEN_RUN = new ClientRequest<OpenRunParams, OpenRunResult>('xrepotest/annotator/openRun', {
+  type: 'object',
+  required: ['runDir', 'session'],
+  properties: { runDir: str, session: str },
+});
 
 export interface RowsNotification {
   session: string;
@@ -43,12 +47,12 @@ export interface ResultParams {
   key: string;
 }
 export type ResultResult = WireResultRecord;
-const checkResultParams = object<ResultParams>({ runDir: str, key: str });
-export const ANNOTATOR_RESULT = new ClientRequest<ResultParams, ResultResult>('xrepotest/annotator/result', checkResultParams);
+const RESULT_PARAMS_SCHEMA: JSONSchemaType<ResultParams> = { type: 'object', required: ['runDir', 'key'], properties: { runDir: str, key: str } };
+export const ANNOTATOR_RESULT = new ClientRequest<ResultParams, ResultResult>('xrepotest/annotator/result', RESULT_PARAMS_SCHEMA);
 
 /** Where a result's focal file is: the checkout, the task's own copy, or the repository to ask the user for. */
 export type LocateResult = WireFocalSource | { kind: 'ask'; repository: string };
-export const ANNOTATOR_LOCATE = new ClientRequest<ResultParams, LocateResult>('xrepotest/annotator/locate', checkResultParams);
+export const ANNOTATOR_LOCATE = new ClientRequest<ResultParams, LocateResult>('xrepotest/annotator/locate', RESULT_PARAMS_SCHEMA);
 
 export interface RememberCheckoutParams {
   runDir: string;
@@ -57,7 +61,7 @@ export interface RememberCheckoutParams {
 }
 export const ANNOTATOR_REMEMBER_CHECKOUT = new ClientRequest<RememberCheckoutParams, void>(
   'xrepotest/annotator/rememberCheckout',
-  object<RememberCheckoutParams>({ runDir: str, repository: str, checkout: str }),
+  { type: 'object', required: ['runDir', 'repository', 'checkout'], properties: { runDir: str, repository: str, checkout: str } },
 );
 
 export interface SaveParams {
@@ -70,7 +74,12 @@ export interface SaveParams {
 export type SaveResult = WireAnnotation;
 export const ANNOTATOR_SAVE = new ClientRequest<SaveParams, SaveResult>(
   'xrepotest/annotator/save',
-  object<SaveParams>({ runDir: str, key: str, label: nullable(literal(WIRE_ANNOTATION_LABELS)), note: str }),
+  {
+    type: 'object',
+    required: ['runDir', 'key', 'label', 'note'],
+    // null clears the annotation (JSONSchemaType types a required `X | null` as an anyOf, not as `nullable`).
+    properties: { runDir: str, key: str, label: { anyOf: [{ type: 'string', enum: WIRE_ANNOTATION_LABELS }, { type: 'null', nullable: true }] }, note: str },
+  },
 );
 
 export interface ExportParams {
@@ -82,7 +91,11 @@ export interface ExportResult extends WireExportOutcome {
   file: string;
   bytes: number;
 }
-export const ANNOTATOR_EXPORT = new ClientRequest<ExportParams, ExportResult>('xrepotest/annotator/export', object<ExportParams>({ runDir: str, out: optional(str) }));
+export const ANNOTATOR_EXPORT = new ClientRequest<ExportParams, ExportResult>('xrepotest/annotator/export', {
+  type: 'object',
+  required: ['runDir'],
+  properties: { runDir: str, out: optional(str) },
+});
 
 export type OpenWhat = 'function' | 'test' | 'logs' | 'coverage';
 export type Filters = Partial<Record<'language' | 'repository' | 'outcome' | 'category', string>>;

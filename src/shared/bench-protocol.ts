@@ -1,7 +1,7 @@
 /** Running a benchmark from the editor: the engine server runs it, the extension shows its progress. */
-import { withSettingsFields, type WithSettings } from './protocol';
-import { ClientRequest, ServerNotification } from './wire';
-import { int, literal, object, optional, str, variants } from './wire-check';
+import type { JSONSchemaType } from 'ajv';
+import { withSettingsProperties, type WithSettings } from './protocol';
+import { ClientRequest, int, optional, ServerNotification, str } from './wire';
 import type { WireSummary } from './wire-types';
 
 /**
@@ -10,6 +10,30 @@ import type { WireSummary } from './wire-types';
  * (the folder is their checkout).
  */
 export type BenchDataset = { kind: 'tasks'; tasks: string; manifest?: string; repos?: string } | { kind: 'workspace'; folder: string };
+
+type TasksDataset = Extract<BenchDataset, { kind: 'tasks' }>;
+type WorkspaceDataset = Extract<BenchDataset, { kind: 'workspace' }>;
+const TASKS_DATASET_SCHEMA: JSONSchemaType<TasksDataset> = {
+  type: 'object',
+  required: ['kind', 'tasks'],
+  properties: { kind: { type: 'string', const: 'tasks' }, tasks: str, manifest: optional(str), repos: optional(str) },
+};
+const WORKSPACE_DATASET_SCHEMA: JSONSchemaType<WorkspaceDataset> = {
+  type: 'object',
+  required: ['kind', 'folder'],
+  properties: { kind: { type: 'string', const: 'workspace' }, folder: str },
+};
+/**
+ * The union told apart by `kind` (ajv's discriminator: only the matching variant's errors are
+ * reported). JSONSchemaType cannot type a discriminated oneOf of object variants, so each variant is
+ * typed on its own above and the union is a cast here.
+ */
+const DATASET_SCHEMA = {
+  type: 'object',
+  discriminator: { propertyName: 'kind' },
+  required: ['kind'],
+  oneOf: [TASKS_DATASET_SCHEMA, WORKSPACE_DATASET_SCHEMA],
+} as unknown as JSONSchemaType<BenchDataset>;
 
 export interface RunBenchmarkParams extends WithSettings {
   dataset: BenchDataset;
@@ -43,17 +67,11 @@ export interface RunBenchmarkResult {
 /** Generate, run and score a dataset into a run folder; the same folder resumes a run. */
 export const RUN_BENCHMARK = new ClientRequest<RunBenchmarkParams, RunBenchmarkResult>(
   'xrepotest/runBenchmark',
-  object<RunBenchmarkParams>({
-    dataset: variants<BenchDataset, 'kind'>('kind', {
-      tasks: object<Extract<BenchDataset, { kind: 'tasks' }>>({ kind: literal(['tasks'] as const), tasks: str, manifest: optional(str), repos: optional(str) }),
-      workspace: object<Extract<BenchDataset, { kind: 'workspace' }>>({ kind: literal(['workspace'] as const), folder: str }),
-    }),
-    runDir: str,
-    limit: optional(int),
-    lang: optional(str),
-    concurrency: int,
-    ...withSettingsFields,
-  }),
+  {
+    type: 'object',
+    required: ['dataset', 'runDir', 'concurrency', 'settings'],
+    properties: { dataset: DATASET_SCHEMA, runDir: str, limit: optional(int), lang: optional(str), concurrency: int, ...withSettingsProperties },
+  },
 );
 
 /** Sent by the server while a run goes on: one per finished result and per finished task. */

@@ -4,9 +4,9 @@
  * the language extensions the user already has give the LSP context. Plain LSP shapes only (0-based
  * positions, `uri` strings): no `vscode` and no engine code here.
  */
-import { withSettingsFields, type WithSettings } from './protocol';
-import { ClientRequest, ServerNotification, ServerRequest } from './wire';
-import { int, literal, object, str } from './wire-check';
+import type { JSONSchemaType } from 'ajv';
+import { withSettingsProperties, type WithSettings } from './protocol';
+import { ClientRequest, int, literal, ServerNotification, ServerRequest, str } from './wire';
 import type { WireLspContext } from './wire-types';
 
 export interface BridgePosition {
@@ -88,11 +88,15 @@ export interface BridgeProbeResult {
   hover: string | null;
 }
 
-const checkPosition = object<BridgePosition>({ line: int, character: int });
+const POSITION_SCHEMA: JSONSchemaType<BridgePosition> = { type: 'object', required: ['line', 'character'], properties: { line: int, character: int } };
 
 export const BRIDGE_PROBE = new ClientRequest<BridgeProbeParams, BridgeProbeResult>(
   'xrepotest/bridgeProbe',
-  object<BridgeProbeParams>({ uri: str, position: checkPosition, method: literal(['definition', 'typeDefinition', 'references', 'hover'] as const), ...withSettingsFields }),
+  {
+    type: 'object',
+    required: ['uri', 'position', 'method', 'settings'],
+    properties: { uri: str, position: POSITION_SCHEMA, method: literal(['definition', 'typeDefinition', 'references', 'hover'] as const), ...withSettingsProperties },
+  },
 );
 
 /** Client -> server: the paper's LSP context for the focal function starting at `startLine` (1-based). */
@@ -111,5 +115,5 @@ export interface LspContextForResult {
 
 export const LSP_CONTEXT_FOR = new ClientRequest<LspContextForParams, LspContextForResult>(
   'xrepotest/lspContextFor',
-  object<LspContextForParams>({ uri: str, startLine: int, ...withSettingsFields }),
+  { type: 'object', required: ['uri', 'startLine', 'settings'], properties: { uri: str, startLine: int, ...withSettingsProperties } },
 );

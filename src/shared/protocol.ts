@@ -4,8 +4,8 @@
  * engine code here. Each feature's requests live in their own module next to this one (scoring,
  * bridge, bench, annotator); this one holds the settings every request carries.
  */
-import { bool, int, literal, num, object, optional, str, type Check } from './wire-check';
-import { ClientNotification, ClientRequest } from './wire';
+import type { JSONSchemaType } from 'ajv';
+import { bool, ClientNotification, ClientRequest, int, literal, num, optional, str } from './wire';
 import type { WireEnvironmentReport } from './wire-types';
 
 export const CONTEXT_MODE_NAMES = ['standard', 'file', 'lsp', 'bm25', 'dense'] as const;
@@ -87,35 +87,42 @@ export interface WithSettings {
 }
 
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
-export const checkEngineSettings: Check<EngineSettings> = object<EngineSettings>({
-  minLines: int,
-  maxLines: int,
-  provider: literal(PROVIDER_SETTINGS),
-  model: str,
-  baseUrl: str,
-  replayFile: str,
-  mode: literal(CONTEXT_MODE_NAMES),
-  lspSource: literal(LSP_SOURCES),
-  executor: literal(EXECUTOR_KINDS),
-  testTimeoutSeconds: num,
-  memoryMb: num,
-  mutation: bool,
-  requestTimeoutSeconds: num,
-  requestRetries: num,
-  embeddingBaseUrl: str,
-  embeddingModel: str,
-});
+export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
+  type: 'object',
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel'],
+  properties: {
+    minLines: int,
+    maxLines: int,
+    provider: literal(PROVIDER_SETTINGS),
+    model: str,
+    baseUrl: str,
+    replayFile: str,
+    mode: literal(CONTEXT_MODE_NAMES),
+    lspSource: literal(LSP_SOURCES),
+    executor: literal(EXECUTOR_KINDS),
+    testTimeoutSeconds: num,
+    memoryMb: num,
+    mutation: bool,
+    requestTimeoutSeconds: num,
+    requestRetries: num,
+    embeddingBaseUrl: str,
+    embeddingModel: str,
+  },
+};
 
-/** The fields of WithSettings, to spread into a request's own fields. */
-export const withSettingsFields = {
-  settings: checkEngineSettings,
-  credentials: optional(object<Credentials>({ apiKey: optional(str), embeddingApiKey: optional(str) })),
+/** The properties of WithSettings, to spread into a request's own (`settings` goes in its `required`). */
+export const withSettingsProperties = {
+  settings: ENGINE_SETTINGS_SCHEMA,
+  credentials: optional<JSONSchemaType<Credentials>>({ type: 'object', required: [], properties: { apiKey: optional(str), embeddingApiKey: optional(str) } }),
 };
 
 /** What this machine can run (executors, images, language servers) and what to install; `text` is the report in words. */
 export type CheckEnvironmentParams = Record<string, never>;
 export type CheckEnvironmentResult = WireEnvironmentReport & { text: string };
-export const CHECK_ENVIRONMENT = new ClientRequest<CheckEnvironmentParams, CheckEnvironmentResult>('xrepotest/checkEnvironment', object<CheckEnvironmentParams>({}));
+export const CHECK_ENVIRONMENT = new ClientRequest<CheckEnvironmentParams, CheckEnvironmentResult>('xrepotest/checkEnvironment', {
+  type: 'object',
+  required: [],
+});
 
 /** The client's settings changed (the filters change which functions get lenses). */
-export const SETTINGS_CHANGED = new ClientNotification<EngineSettings>('xrepotest/settingsChanged', checkEngineSettings);
+export const SETTINGS_CHANGED = new ClientNotification<EngineSettings>('xrepotest/settingsChanged', ENGINE_SETTINGS_SCHEMA);

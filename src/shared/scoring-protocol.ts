@@ -1,7 +1,6 @@
 /** Scoring one focal function from the editor (code lens, palette, Testing view). */
-import { withSettingsFields, type WithSettings } from './protocol';
-import { ClientRequest } from './wire';
-import { bool, int, object, optional, str } from './wire-check';
+import { withSettingsProperties, type WithSettings } from './protocol';
+import { bool, ClientRequest, int, optional, str } from './wire';
 
 /** Generate a test for the focal function starting at `startLine` (1-based), run and score it. */
 export interface ScoreFunctionParams extends WithSettings {
@@ -88,7 +87,7 @@ export interface CandidatePhase {
 
 export const SCORE_FUNCTION = new ClientRequest<ScoreFunctionParams, ScoreFunctionResult>(
   'xrepotest/scoreFunction',
-  object<ScoreFunctionParams>({ uri: str, startLine: int, ...withSettingsFields }),
+  { type: 'object', required: ['uri', 'startLine', 'settings'], properties: { uri: str, startLine: int, ...withSettingsProperties } },
 );
 
 /** Runs a given test again (a candidate re-run from the Testing view, or a test written by hand). */
@@ -111,17 +110,21 @@ export interface RunCandidateParams extends WithSettings {
 
 export const RUN_CANDIDATE = new ClientRequest<RunCandidateParams, ScoreFunctionResult>(
   'xrepotest/runCandidate',
-  object<RunCandidateParams>({
-    uri: str,
-    startLine: int,
-    testCode: str,
-    provider: optional(str),
-    model: optional(str),
-    sample: optional(int),
-    round: optional(int),
-    coverage: optional(bool),
-    ...withSettingsFields,
-  }),
+  {
+    type: 'object',
+    required: ['uri', 'startLine', 'testCode', 'settings'],
+    properties: {
+      uri: str,
+      startLine: int,
+      testCode: str,
+      provider: optional(str),
+      model: optional(str),
+      sample: optional(int),
+      round: optional(int),
+      coverage: optional(bool),
+      ...withSettingsProperties,
+    },
+  },
 );
 
 /** "Repair with model": the paper's repair prompt with the failed run's feedback, then a new evaluation. */
@@ -137,7 +140,11 @@ export interface RepairCandidateParams extends WithSettings {
 
 export const REPAIR_CANDIDATE = new ClientRequest<RepairCandidateParams, ScoreFunctionResult>(
   'xrepotest/repairCandidate',
-  object<RepairCandidateParams>({ uri: str, startLine: int, testCode: str, sample: int, round: int, ...withSettingsFields }),
+  {
+    type: 'object',
+    required: ['uri', 'startLine', 'testCode', 'sample', 'round', 'settings'],
+    properties: { uri: str, startLine: int, testCode: str, sample: int, round: int, ...withSettingsProperties },
+  },
 );
 
 /** "Regenerate": a new sample from the provider, evaluated. */
@@ -150,7 +157,7 @@ export interface RegenerateCandidateParams extends WithSettings {
 
 export const REGENERATE_CANDIDATE = new ClientRequest<RegenerateCandidateParams, ScoreFunctionResult>(
   'xrepotest/regenerateCandidate',
-  object<RegenerateCandidateParams>({ uri: str, startLine: int, sample: int, ...withSettingsFields }),
+  { type: 'object', required: ['uri', 'startLine', 'sample', 'settings'], properties: { uri: str, startLine: int, sample: int, ...withSettingsProperties } },
 );
 
 /**
@@ -178,7 +185,7 @@ export interface PlaceCandidateResult {
 
 export const PLACE_CANDIDATE = new ClientRequest<PlaceCandidateParams, PlaceCandidateResult>(
   'xrepotest/placeCandidate',
-  object<PlaceCandidateParams>({ uri: str, startLine: int, testCode: str, ...withSettingsFields }),
+  { type: 'object', required: ['uri', 'startLine', 'testCode', 'settings'], properties: { uri: str, startLine: int, testCode: str, ...withSettingsProperties } },
 );
 
 /** The focal function around a position (the palette and context menu act on the cursor's function). */
@@ -194,5 +201,5 @@ export type FocalFunctionAtResult = { name: string; startLine: number; endLine: 
 
 export const FOCAL_FUNCTION_AT = new ClientRequest<FocalFunctionAtParams, FocalFunctionAtResult>(
   'xrepotest/focalFunctionAt',
-  object<FocalFunctionAtParams>({ uri: str, line: int, ...withSettingsFields }),
+  { type: 'object', required: ['uri', 'line', 'settings'], properties: { uri: str, line: int, ...withSettingsProperties } },
 );

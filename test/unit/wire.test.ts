@@ -89,15 +89,15 @@ describe('the typed wire between the extension and the engine server', () => {
 
     it('names the missing or mistyped field, and what it should be', () => {
       const cases: Array<[ClientRequest<unknown, unknown> | ClientNotification<unknown>, unknown, RegExp]> = [
-        [scoring.SCORE_FUNCTION as ClientRequest<unknown, unknown>, { uri: 'file:///a.go', settings }, /^params\.startLine: expected a whole number, got nothing$/],
-        [scoring.SCORE_FUNCTION as ClientRequest<unknown, unknown>, { uri: 'file:///a.go', startLine: 7 }, /^params\.settings: expected an object, got nothing$/],
-        [scoring.RUN_CANDIDATE as ClientRequest<unknown, unknown>, { uri: 'u', startLine: 1, testCode: 42, settings }, /^params\.testCode: expected a string, got number 42$/],
-        [scoring.FOCAL_FUNCTION_AT as ClientRequest<unknown, unknown>, { uri: 'u', line: 0, settings: { ...settings, mode: 'vector' } }, /^params\.settings\.mode: expected one of standard, file, lsp, bm25, dense, got the string "vector"$/],
-        [bench.RUN_BENCHMARK as ClientRequest<unknown, unknown>, { dataset: { kind: 'zip' }, runDir: '/r', concurrency: 1, settings }, /^params\.dataset\.kind: expected one of tasks, workspace/],
-        [bench.RUN_BENCHMARK as ClientRequest<unknown, unknown>, { dataset: { kind: 'workspace' }, runDir: '/r', concurrency: 1, settings }, /^params\.dataset\.folder: expected a string/],
-        [annotator.ANNOTATOR_SAVE as ClientRequest<unknown, unknown>, { runDir: '/r', key: 'k', label: 'nice', note: '' }, /^params\.label: expected one of correct, wrong-assertion/],
-        [bridge.BRIDGE_PROBE as ClientRequest<unknown, unknown>, { uri: 'u', position: { line: 1 }, method: 'definition', settings }, /^params\.position\.character: expected a whole number/],
-        [protocol.CHECK_ENVIRONMENT as ClientRequest<unknown, unknown>, [], /^params: expected an object, got an array$/],
+        [scoring.SCORE_FUNCTION as ClientRequest<unknown, unknown>, { uri: 'file:///a.go', settings }, /^params\.startLine: must be present, got nothing$/],
+        [scoring.SCORE_FUNCTION as ClientRequest<unknown, unknown>, { uri: 'file:///a.go', startLine: 7 }, /^params\.settings: must be present, got nothing$/],
+        [scoring.RUN_CANDIDATE as ClientRequest<unknown, unknown>, { uri: 'u', startLine: 1, testCode: 42, settings }, /^params\.testCode: must be string, got number 42$/],
+        [scoring.FOCAL_FUNCTION_AT as ClientRequest<unknown, unknown>, { uri: 'u', line: 0, settings: { ...settings, mode: 'vector' } }, /^params\.settings\.mode: must be one of standard, file, lsp, bm25, dense, got the string "vector"$/],
+        [bench.RUN_BENCHMARK as ClientRequest<unknown, unknown>, { dataset: { kind: 'zip' }, runDir: '/r', concurrency: 1, settings }, /^params\.dataset\.kind: must be one of tasks, workspace/],
+        [bench.RUN_BENCHMARK as ClientRequest<unknown, unknown>, { dataset: { kind: 'workspace' }, runDir: '/r', concurrency: 1, settings }, /^params\.dataset\.folder: must be present/],
+        [annotator.ANNOTATOR_SAVE as ClientRequest<unknown, unknown>, { runDir: '/r', key: 'k', label: 'nice', note: '' }, /^params\.label: must be one of correct, wrong-assertion/],
+        [bridge.BRIDGE_PROBE as ClientRequest<unknown, unknown>, { uri: 'u', position: { line: 1 }, method: 'definition', settings }, /^params\.position\.character: must be present/],
+        [protocol.CHECK_ENVIRONMENT as ClientRequest<unknown, unknown>, [], /^params: must be object, got an array$/],
       ];
       for (const [type, params, message] of cases) assert.match(thrown(() => type.check(params, 'params')).message, message, type.method);
     });
@@ -135,7 +135,7 @@ describe('the typed wire between the extension and the engine server', () => {
       const e = thrown(() => handler({ uri: 'file:///a.go', settings }));
       assert.ok(e instanceof ResponseError);
       assert.equal(e.code, ErrorCodes.InvalidParams);
-      assert.match(e.message, /^xrepotest\/focalFunctionAt refused: params\.line: expected a whole number, got nothing/);
+      assert.match(e.message, /^xrepotest\/focalFunctionAt refused: params\.line: must be present, got nothing/);
       assert.equal(seen.length, 1, 'the handler did not run');
     });
 
@@ -148,13 +148,15 @@ describe('the typed wire between the extension and the engine server', () => {
       handler(settings);
       assert.deepEqual(seen, [settings]);
       assert.equal(errors.length, 1);
-      assert.match(errors[0], /params\.executor: expected one of local, docker/);
+      assert.match(errors[0], /params\.executor: must be one of local, docker/);
     });
 
     it('passes errors other than a refusal through', () => {
-      const boom = new ClientRequest<unknown, unknown>('xrepotest/boom', () => {
-        throw new TypeError('not a check failure');
-      });
+      const boom = new (class extends ClientRequest<unknown, unknown> {
+        override check(): never {
+          throw new TypeError('not a check failure');
+        }
+      })('xrepotest/boom', { type: 'object', required: [] } as never);
       assert.throws(() => checkedParams(boom, {}), TypeError);
     });
   });
