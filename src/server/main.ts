@@ -11,6 +11,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
+import { checkParams } from './params-check';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
 import { EditorRunFolder } from './editor-run';
@@ -38,7 +39,7 @@ connection.onInitialize((params): InitializeResult => {
   const settings = { ...state.settings, ...init };
   try {
     // The client's settings at start, checked as every request's are; the defaults stand in for bad ones.
-    state.settings = SETTINGS_CHANGED.check(settings, 'initializationOptions');
+    state.settings = checkParams(SETTINGS_CHANGED, settings, 'initializationOptions');
   } catch (e) {
     connection.console.error(`the editor's settings were refused, the defaults are used until they change: ${(e as Error).message}`);
   }

@@ -4,12 +4,13 @@
  * a message naming the request and the field, before any engine code runs.
  */
 import { ErrorCodes, ResponseError, type CancellationToken, type Connection, type Disposable } from 'vscode-languageserver/node';
-import { WireParamsError, type ClientNotification, type ClientRequest } from '../shared/wire';
+import type { ClientNotification, ClientRequest } from '../shared/wire';
+import { checkParams, WireParamsError } from './params-check';
 
 /** The params as declared, or the error the extension receives (InvalidParams, with what is wrong). */
 export function checkedParams<P>(type: ClientRequest<P, unknown> | ClientNotification<P>, params: unknown): P {
   try {
-    return type.check(params, 'params');
+    return checkParams(type, params, 'params');
   } catch (e) {
     if (!(e instanceof WireParamsError)) throw e;
     throw new ResponseError(ErrorCodes.InvalidParams, `${type.method} refused: ${e.message} (the extension and the engine server disagree about this request: reinstall the extension)`);

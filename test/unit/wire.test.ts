@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, NotificationType, RequestType, ResponseError, type CancellationToken } from 'vscode-languageserver-protocol';
 import { EngineNotRunningError, EngineServer, registerThenStart, serverClientOf, type ServerClient } from '../../src/extension/engine-start';
+import { checkParams } from '../../src/server/params-check';
 import { checkedParams, onClientNotification, onClientRequest } from '../../src/server/wire';
 import * as annotator from '../../src/shared/annotator-protocol';
 import * as bench from '../../src/shared/bench-protocol';
@@ -56,9 +57,16 @@ describe('the typed wire between the extension and the engine server', () => {
     it('gives every message the extension sends a check of its params', () => {
       const fromClient = messages().filter(({ type }) => type instanceof ClientRequest || type instanceof ClientNotification);
       assert.ok(fromClient.length >= 17, `${fromClient.length} client messages`);
-      for (const { name, type } of fromClient) assert.equal(typeof (type as ClientRequest<unknown, unknown>).check, 'function', name);
+      for (const { name, type } of fromClient) assert.equal(typeof (type as ClientRequest<unknown, unknown>).schema, 'object', name);
       // The server's questions to the editor are no client requests (the extension answers them).
       assert.ok(!(bridge.EDITOR_DEFINITION instanceof ClientRequest));
+    });
+
+    it('holds schemas as data: the validator (ajv) is imported as a value only by the server, so the extension does not bundle it', () => {
+      const valueImport = /^import\s+(?!type\b)[^;]*from\s+['"]ajv['"]/m;
+      const offenders = [...sources(path.join(REPO_ROOT, 'src', 'shared')), ...sources(path.join(REPO_ROOT, 'src', 'extension'))].filter((f) => valueImport.test(fs.readFileSync(f, 'utf8')));
+      assert.deepEqual(offenders.map((f) => path.relative(REPO_ROOT, f)), []);
+      assert.match(fs.readFileSync(path.join(REPO_ROOT, 'src', 'server', 'params-check.ts'), 'utf8'), valueImport, 'the server checks with ajv');
     });
 
     it('imports nothing from the engine, and names no method at a call site in the server or the extension', () => {
@@ -79,12 +87,12 @@ describe('the typed wire between the extension and the engine server', () => {
   describe('params checks', () => {
     it('passes well-formed params on unchanged (extra fields kept)', () => {
       const params = { uri: 'file:///ws/a.go', startLine: 7, settings, credentials: {}, extra: 1 };
-      assert.strictEqual(scoring.SCORE_FUNCTION.check(params, 'params'), params);
+      assert.strictEqual(checkParams(scoring.SCORE_FUNCTION, params, 'params'), params);
       const run = { dataset: { kind: 'tasks', tasks: '/t.jsonl', manifest: '/m.json' }, runDir: '/r', concurrency: 2, settings };
-      assert.strictEqual(bench.RUN_BENCHMARK.check(run, 'params'), run);
-      assert.doesNotThrow(() => bench.RUN_BENCHMARK.check({ ...run, dataset: { kind: 'workspace', folder: '/ws' } }, 'params'));
-      assert.doesNotThrow(() => annotator.ANNOTATOR_SAVE.check({ runDir: '/r', key: 'k', label: null, note: '' }, 'params'));
-      assert.doesNotThrow(() => protocol.SETTINGS_CHANGED.check(settings, 'params'));
+      assert.strictEqual(checkParams(bench.RUN_BENCHMARK, run, 'params'), run);
+      assert.doesNotThrow(() => checkParams(bench.RUN_BENCHMARK, { ...run, dataset: { kind: 'workspace', folder: '/ws' } }, 'params'));
+      assert.doesNotThrow(() => checkParams(annotator.ANNOTATOR_SAVE, { runDir: '/r', key: 'k', label: null, note: '' }, 'params'));
+      assert.doesNotThrow(() => checkParams(protocol.SETTINGS_CHANGED, settings, 'params'));
     });
 
     it('names the missing or mistyped field, and what it should be', () => {
@@ -99,7 +107,7 @@ describe('the typed wire between the extension and the engine server', () => {
         [bridge.BRIDGE_PROBE as ClientRequest<unknown, unknown>, { uri: 'u', position: { line: 1 }, method: 'definition', settings }, /^params\.position\.character: must be present/],
         [protocol.CHECK_ENVIRONMENT as ClientRequest<unknown, unknown>, [], /^params: must be object, got an array$/],
       ];
-      for (const [type, params, message] of cases) assert.match(thrown(() => type.check(params, 'params')).message, message, type.method);
+      for (const [type, params, message] of cases) assert.match(thrown(() => checkParams(type, params, 'params')).message, message, type.method);
     });
   });
 
@@ -152,12 +160,9 @@ describe('the typed wire between the extension and the engine server', () => {
     });
 
     it('passes errors other than a refusal through', () => {
-      const boom = new (class extends ClientRequest<unknown, unknown> {
-        override check(): never {
-          throw new TypeError('not a check failure');
-        }
-      })('xrepotest/boom', { type: 'object', required: [] } as never);
-      assert.throws(() => checkedParams(boom, {}), TypeError);
+      // A schema ajv cannot compile is the server's own bug, not the extension's params: it is not an InvalidParams refusal.
+      const boom = new ClientRequest<unknown, unknown>('xrepotest/boom', { type: 'no-such-type' } as never);
+      assert.throws(() => checkedParams(boom, {}), (e: unknown) => e instanceof Error && !(e instanceof ResponseError));
     });
   });
 
