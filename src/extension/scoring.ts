@@ -1,9 +1,14 @@
 import * as vscode from 'vscode';
+import { ResponseError } from 'vscode-languageclient/node';
 import {
+  CANCEL_SCORING,
   FOCAL_FUNCTION_AT,
   SCORE_FUNCTION,
+  SCORING_BUSY_CODE,
+  SCORING_PHASE,
   type FocalFunctionAtResult,
   type ScoreFunctionResult,
+  type ScoringPhaseParams,
 } from '../shared/scoring-protocol';
 import { wasCancelled, type Engine } from './engine';
 import { editorLanguages, oneOfNames } from './languages';
@@ -12,13 +17,97 @@ import { requestSettings } from './settings';
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
 export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>();
 
+/** Whether a request was refused because the function is already being scored (its message says in which phase). */
+export function isScoringBusy(e: unknown): boolean {
+  return e instanceof ResponseError && e.code === SCORING_BUSY_CODE;
+}
+
+/** A scoring still going after this long gets a notification with its phase and Cancel (the lens shows it from the start). */
+export const NOTIFY_AFTER_MS = 3_000;
+
+function keyOf(uri: string, startLine: number): string {
+  return `${uri}#${startLine}`;
+}
+
+/**
+ * The scorings the server reports in flight (whoever started them: the lens, the palette, the
+ * Testing view), each shown as a notification with progress and Cancel once it has run for
+ * NOTIFY_AFTER_MS; Cancel asks the server to stop it, which ends its request as cancelled.
+ */
+function trackScorings({ client, request, log }: Engine): { latest(key: string): ScoringPhaseParams | undefined; running(): ScoringPhaseParams[]; cancel(uri: string, startLine: number): Promise<boolean> } {
+  const phases = new Map<string, ScoringPhaseParams>();
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  const shown = new Map<string, { update(n: ScoringPhaseParams): void; end(): void }>();
+
+  const cancel = async (uri: string, startLine: number): Promise<boolean> => {
+    try {
+      const r = await request(CANCEL_SCORING, { uri, startLine });
+      if (r.cancelled) log.info(`${r.functionName}: cancelling the scoring`);
+      return r.cancelled;
+    } catch (e) {
+      log.error(`cancelling the scoring failed: ${(e as Error).message}`);
+      return false;
+    }
+  };
+
+  const notify = (key: string): void => {
+    timers.delete(key);
+    const first = phases.get(key);
+    if (!first) return;
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `XRepoTest: scoring ${first.functionName}`, cancellable: true },
+      (progress, token) =>
+        new Promise<void>((resolve) => {
+          progress.report({ message: first.message });
+          shown.set(key, {
+            update: (n) => progress.report({ message: n.message }),
+            end: () => {
+              shown.delete(key);
+              resolve();
+            },
+          });
+          token.onCancellationRequested(() => void cancel(first.uri, first.startLine));
+        }),
+    );
+  };
+
+  client.onNotification(SCORING_PHASE, (n: ScoringPhaseParams) => {
+    const key = keyOf(n.uri, n.startLine);
+    if (n.done) {
+      phases.delete(key);
+      clearTimeout(timers.get(key));
+      timers.delete(key);
+      shown.get(key)?.end();
+    } else {
+      phases.set(key, n);
+      shown.get(key)?.update(n);
+      if (!timers.has(key) && !shown.has(key)) timers.set(key, setTimeout(() => notify(key), NOTIFY_AFTER_MS));
+    }
+    void vscode.commands.executeCommand('setContext', 'xrepotest.scoring', phases.size > 0);
+  });
+
+  return { latest: (key) => phases.get(key), running: () => [...phases.values()], cancel };
+}
+
 /**
  * "Generate scored tests": from a code lens (uri and start line given), or from the palette and the
  * editor's context menu (the function around the cursor). The server reports progress (cancellable)
  * and refreshes the lenses with the score.
  */
-export function registerScoring({ request, log, context }: Engine): void {
+export function registerScoring(engine: Engine): void {
+  const { request, log, context } = engine;
+  const scorings = trackScorings(engine);
+  /** Functions whose scoring this window asked for and has no answer to yet: a second click is not a second scoring. */
+  const pending = new Set<string>();
+
   const scoreFunction = async (uri: string, startLine: number): Promise<ScoreFunctionResult | undefined> => {
+    const key = keyOf(uri, startLine);
+    if (pending.has(key)) {
+      const now = scorings.latest(key);
+      void vscode.window.showInformationMessage(`XRepoTest: already scoring ${now ? `${now.functionName}: ${now.message}` : 'this function'}`);
+      return undefined;
+    }
+    pending.add(key);
     try {
       const result = await request(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
@@ -30,13 +119,35 @@ export function registerScoring({ request, log, context }: Engine): void {
         log.info('scoring cancelled: nothing was scored');
         return undefined;
       }
+      // Started elsewhere (the Testing view, another window's request): said, not an error.
+      if (isScoringBusy(e)) {
+        log.info(message);
+        void vscode.window.showInformationMessage(`XRepoTest: ${message}`);
+        return undefined;
+      }
       log.error(`scoring failed: ${message}`);
       void vscode.window.showErrorMessage(`XRepoTest: ${message}`);
       return undefined;
+    } finally {
+      pending.delete(key);
     }
   };
 
   context.subscriptions.push(
+    // The lens's Cancel (uri and start line given), or the palette's: the one scoring in flight, or a pick among them.
+    vscode.commands.registerCommand('xrepotest.cancelScoring', async (uri?: string, startLine?: number): Promise<boolean> => {
+      if (uri && startLine) return scorings.cancel(uri, startLine);
+      const running = scorings.running();
+      if (!running.length) {
+        void vscode.window.showInformationMessage('XRepoTest: nothing is being scored.');
+        return false;
+      }
+      const picked =
+        running.length === 1
+          ? running[0]
+          : (await vscode.window.showQuickPick(running.map((r) => ({ label: r.functionName, description: r.message, r })), { placeHolder: 'The scoring to cancel' }))?.r;
+      return picked ? scorings.cancel(picked.uri, picked.startLine) : false;
+    }),
     vscode.commands.registerCommand('xrepotest.generateScoredTests', async (uri?: string, startLine?: number) => {
       if (uri && startLine) return scoreFunction(uri, startLine);
       const editor = vscode.window.activeTextEditor;

@@ -12,7 +12,7 @@ import {
 import type { WithSettings } from '../shared/protocol';
 import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
-import { onDidScoreFunction } from './scoring';
+import { isScoringBusy, onDidScoreFunction } from './scoring';
 import { requestSettings } from './settings';
 import { candidateLabel, candidateState, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
 
@@ -298,6 +298,11 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       const message = (e as Error).message;
       if (wasCancelled(e)) {
         log.info(`${what} cancelled`);
+        return undefined;
+      }
+      // The function is already being scored (a double click, or the lens's scoring still running): said, not an error.
+      if (isScoringBusy(e)) {
+        void vscode.window.showInformationMessage(`XRepoTest: ${message}`);
         return undefined;
       }
       log.error(`${what} failed: ${message}`);

@@ -4,7 +4,7 @@
  * result the code lens and the Testing view read.
  */
 import * as path from 'node:path';
-import { LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
+import { CodeLensRefreshRequest, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
 import { focalPathInRepo } from '../engine/execute/sandbox';
@@ -14,8 +14,9 @@ import { classifyDocument, taskForDocumentFunction } from '../engine/extract/doc
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { EngineSettings } from '../shared/protocol';
-import type { CandidateCase, ScoreFunctionResult } from '../shared/scoring-protocol';
+import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctionResult } from '../shared/scoring-protocol';
 import { lineOfTest, locateInTest, mapSandboxPaths, tailOf, workspacePathOf } from './candidate-mapping';
+import { busyMessage, phaseText, runnerPhase, scoringsInFlight, type InFlightScoring, type ScoringPhase } from './scoring-progress';
 import type { ServerState } from './state';
 
 /** Enough of each phase's log to find the error; the whole log can be megabytes. */
@@ -51,29 +52,83 @@ function cancelled(): ResponseError<void> {
 }
 
 export interface Progress {
-  report(percentage: number, message: string): void;
+  /** `phase`: what the function's lens and the notification say from now on (the scoring's phase). */
+  report(percentage: number, message: string, phase?: ScoringPhase): void;
   signal: AbortSignal;
 }
 
-/** Runs `work` under a cancellable work-done progress; the request's own cancellation stops it too. */
-export async function withProgress<T>(state: ServerState, token: CancellationToken, title: string, first: string, work: (p: Progress) => Promise<T>): Promise<T> {
-  const progress = await state.connection.window.createWorkDoneProgress();
+/** Which function a request scores, and what it does first: the lens shows its phases, and a second scoring of it is refused. */
+export interface ScoringAt {
+  focal: Focal;
+  phase: ScoringPhase;
+}
+
+/**
+ * Runs `work` under a cancellable work-done progress; the request's own cancellation stops it too.
+ * With `at`, the work is a scoring of that function: refused (SCORING_BUSY_CODE) while another
+ * scoring of it runs, its phases shown on its lens and sent to the extension (SCORING_PHASE), and
+ * cancellable from the lens's Cancel (CANCEL_SCORING).
+ */
+export async function withProgress<T>(state: ServerState, token: CancellationToken, title: string, first: string, work: (p: Progress) => Promise<T>, at?: ScoringAt): Promise<T> {
   const controller = new AbortController();
   const cancel = (): void => {
     if (controller.signal.aborted) return;
     state.connection.console.info(`${title}: cancelled, stopping`);
     controller.abort(new Error('cancelled'));
   };
-  token.onCancellationRequested(cancel);
-  progress.token.onCancellationRequested(cancel);
-  progress.begin(title, 0, first, true);
-  try {
-    return await work({ report: (pct, message) => progress.report(pct, message), signal: controller.signal });
-  } catch (e) {
-    throw controller.signal.aborted ? cancelled() : e;
-  } finally {
-    progress.done();
+  // Registered before the first await, so two requests arriving together cannot both start.
+  let tracked: InFlightScoring | undefined;
+  if (at) {
+    const { focal } = at;
+    const begun = scoringsInFlight.begin({
+      uri: focal.uri,
+      startLine: focal.task.function_component.start_line,
+      functionName: focal.task.function_name,
+      buildKey: `${focal.root}#${focal.adapter.id}`,
+      phase: at.phase,
+      cancel,
+    });
+    if ('busy' in begun) throw new ResponseError(SCORING_BUSY_CODE, busyMessage(begun.busy));
+    tracked = begun.started;
+    announcePhase(state, tracked, false);
   }
+  try {
+    const progress = await state.connection.window.createWorkDoneProgress();
+    token.onCancellationRequested(cancel);
+    progress.token.onCancellationRequested(cancel);
+    progress.begin(title, 0, first, true);
+    const report = (pct: number, message: string, phase?: ScoringPhase): void => {
+      if (tracked && phase && !controller.signal.aborted && scoringsInFlight.setPhase(tracked, phase)) announcePhase(state, tracked, false);
+      progress.report(pct, message || (phase ? phaseText(tracked?.phase ?? phase) : ''));
+    };
+    try {
+      return await work({ report, signal: controller.signal });
+    } catch (e) {
+      throw controller.signal.aborted ? cancelled() : e;
+    } finally {
+      progress.done();
+    }
+  } finally {
+    if (tracked) {
+      scoringsInFlight.end(tracked);
+      announcePhase(state, tracked, true);
+    }
+  }
+}
+
+/** Tells the extension (notification) and the lenses (refresh) that a scoring moved on or ended. */
+function announcePhase(state: ServerState, s: InFlightScoring, done: boolean): void {
+  const conn = state.connection;
+  void conn
+    .sendNotification(SCORING_PHASE, { uri: s.uri, startLine: s.startLine, functionName: s.functionName, phase: s.phase.kind, message: phaseText(s.phase), done })
+    .catch(() => undefined);
+  void conn.sendRequest(CodeLensRefreshRequest.type).catch(() => undefined);
+}
+
+/** A runner's phase (evaluateTest's onPhase) as progress: the lens's phase, and its plain words in the progress. */
+export function reportRunnerPhase(p: Progress, percentage: number, name: string): void {
+  const phase = runnerPhase(name);
+  p.report(percentage, phase ? '' : name, phase);
 }
 
 /** Runs one test against the focal function in a disposable copy of the workspace folder. */
@@ -84,7 +139,7 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
     signal: p.signal,
     timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
     limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-    onPhase: (phase) => p.report(60, phase),
+    onPhase: (phase) => reportRunnerPhase(p, 60, phase),
   });
   // A cancelled run is scored as whatever it got to; that is no score to show or keep.
   if (p.signal.aborted) throw cancelled();

@@ -3,8 +3,11 @@ import { CodeLensRefreshRequest, type CancellationToken, type CodeLens } from 'v
 import { classifyDocument } from '../engine/extract/document';
 import { adapterForPath, languageChoice } from '../engine/languages';
 import {
+  CANCEL_SCORING,
   FOCAL_FUNCTION_AT,
   SCORE_FUNCTION,
+  type CancelScoringParams,
+  type CancelScoringResult,
   type FocalFunctionAtParams,
   type FocalFunctionAtResult,
   type ScoreFunctionParams,
@@ -15,8 +18,9 @@ import { runMutationTesting, toResultMutation, type MutationResult } from '../en
 import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
-import { focalOf, remember, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
+import { focalOf, remember, reportRunnerPhase, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
+import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 
@@ -56,7 +60,7 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
       labels: { provider: settings.provider, model: params.model, mode: settings.mode },
       prompt: async () => {
         const prompt = await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, credentials);
-        p.report(repair ? 20 : 10, repair ? `asking ${provider.id} for a repair` : `generating (${provider.id})`);
+        p.report(repair ? 20 : 10, repair ? `asking ${provider.id} for a repair` : `generating (${provider.id})`, { kind: repair ? 'repairing' : 'generating' });
         return prompt;
       },
       evaluation: {
@@ -64,19 +68,19 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
         checkout: focal.root,
         timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
         limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-        onPhase: (phase) => p.report(60, phase),
+        onPhase: (phase) => reportRunnerPhase(p, 60, phase),
       },
       // Mutants on the lines the passing test covered, each run in its own disposable copy.
       mutate: async (testCode, coveredLines) => {
         if (coveredLines.length === 0) return undefined;
-        p.report(80, 'mutation testing');
+        p.report(80, 'mutation testing', { kind: 'mutation', done: 0, total: 0 });
         mutation = await runMutationTesting(focal.task, focal.adapter.id, testCode, {
           executor,
           repoDir: focal.root,
           coveredLines,
           limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
           signal: p.signal,
-          onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`),
+          onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`, { kind: 'mutation', done, total }),
         });
         p.signal.throwIfAborted();
         return toResultMutation(mutation);
@@ -110,7 +114,8 @@ export async function scoreNewSample(state: ServerState, params: ScoreFunctionPa
   const settings = params.settings;
   const focal = await focalOf(state, params.uri, params.startLine, settings);
   const provider = providerFor(settings, params.credentials);
-  return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, (p) => scoreSlot(state, focal, provider, settings, { kind: 'sample', sample }, p, params.credentials));
+  const phase = settings.mode === 'standard' ? ({ kind: 'generating' } as const) : ({ kind: 'context', mode: settings.mode } as const);
+  return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, (p) => scoreSlot(state, focal, provider, settings, { kind: 'sample', sample }, p, params.credentials), { focal, phase });
 }
 
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
@@ -131,6 +136,9 @@ export function registerScoring(state: ServerState): void {
       ];
       const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' } });
+      // While the function is being scored: what it is doing, and Cancel.
+      const running = scoringsInFlight.get(doc.uri, f.startLine);
+      if (running) lenses.push(...progressLenses(running).map((command) => ({ range, command })));
       return lenses;
     });
   });
@@ -148,6 +156,13 @@ export function registerScoring(state: ServerState): void {
     if (!around) return { why: 'the cursor is not inside a function' };
     if (around.rule !== null) return { why: `${around.name} is not a focal function (${around.rule})` };
     return { name: around.name, startLine: around.startLine, endLine: around.endLine };
+  });
+
+  onClientRequest(connection, CANCEL_SCORING, (params: CancelScoringParams): CancelScoringResult => {
+    const running = scoringsInFlight.get(params.uri, params.startLine);
+    if (!running) return { cancelled: false };
+    running.cancel();
+    return { cancelled: true, functionName: running.functionName };
   });
 
   onClientRequest(connection, SCORE_FUNCTION, (params: ScoreFunctionParams, token) =>

@@ -30,7 +30,7 @@ export function registerTesting(state: ServerState): void {
       const e = await evaluateFor(state, focal, params.testCode, params.settings, p);
       const by = { provider: params.provider ?? 'manual', model: params.model ?? 'manual', sample: params.sample ?? 0, round: params.round ?? 0 };
       return resultOf(focal, params.testCode, by, e, params.coverage ?? true);
-    });
+    }, { focal, phase: { kind: 'starting' } });
   });
 
   onClientRequest(connection, REPAIR_CANDIDATE, async (params: RepairCandidateParams, token): Promise<ScoreFunctionResult> => {
@@ -41,7 +41,7 @@ export function registerTesting(state: ServerState): void {
       const { feedback, passed } = await feedbackFor(state, focal, params.testCode, settings, p);
       if (passed) throw new Error('this test passes: there is nothing to repair (use "Regenerate" for another test)');
       return scoreSlot(state, focal, provider, settings, { kind: 'repair', sample: params.sample, round: params.round, testCode: params.testCode, feedback }, p, params.credentials);
-    });
+    }, { focal, phase: { kind: 'reading-failure' } });
   });
 
   onClientRequest(connection, REGENERATE_CANDIDATE, (params: RegenerateCandidateParams, token) => scoreNewSample(state, params, params.sample, 'generating another test', token));

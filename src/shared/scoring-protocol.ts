@@ -1,6 +1,6 @@
 /** Scoring one focal function from the editor (code lens, palette, Testing view). */
 import { withSettingsProperties, type WithSettings } from './protocol';
-import { bool, ClientRequest, int, optional, str } from './wire';
+import { bool, ClientRequest, int, optional, ServerNotification, str } from './wire';
 
 /** Generate a test for the focal function starting at `startLine` (1-based), run and score it. */
 export interface ScoreFunctionParams extends WithSettings {
@@ -203,3 +203,47 @@ export const FOCAL_FUNCTION_AT = new ClientRequest<FocalFunctionAtParams, FocalF
   'xrepotest/focalFunctionAt',
   { type: 'object', required: ['uri', 'line', 'settings'], properties: { uri: str, line: int, ...withSettingsProperties } },
 );
+
+/**
+ * Progress at the function (server → extension): a scoring of the function on `startLine` moved to a
+ * new phase, or ended (`done`). Sent for every scoring request (generate, regenerate, repair, run),
+ * whichever part of the editor started it; the extension shows long ones as a notification with Cancel.
+ */
+export interface ScoringPhaseParams {
+  uri: string;
+  startLine: number;
+  functionName: string;
+  /** What it is doing: starting, context, generating, building, compiling, testing, coverage, mutation… */
+  phase: string;
+  /** The phase in plain words, as the lens says it (`Running the test…`). */
+  message: string;
+  /** The scoring ended (scored, failed or cancelled). */
+  done: boolean;
+}
+
+export const SCORING_PHASE = new ServerNotification<ScoringPhaseParams>('xrepotest/scoringPhase');
+
+/** Cancels the scoring in flight for a function (the lens's and the notification's Cancel), whoever started it. */
+
+export interface CancelScoringParams {
+  uri: string;
+  startLine: number;
+}
+
+/** Whether a scoring was in flight there (and is now stopping). */
+export interface CancelScoringResult {
+  cancelled: boolean;
+  functionName?: string;
+}
+
+export const CANCEL_SCORING = new ClientRequest<CancelScoringParams, CancelScoringResult>(
+  'xrepotest/cancelScoring',
+  { type: 'object', required: ['uri', 'startLine'], properties: { uri: str, startLine: int } },
+);
+
+/**
+ * The error code of a scoring request refused because the function is already being scored (one
+ * scoring per function at a time); the message says which phase the running one is in. In the
+ * JSON-RPC range left to applications (outside -32768..-32000).
+ */
+export const SCORING_BUSY_CODE = 14_003;
