@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { ResponseError } from 'vscode-languageclient/node';
+import { ResponseError, State } from 'vscode-languageclient/node';
 import {
   CANCEL_SCORING,
   FOCAL_FUNCTION_AT,
@@ -71,13 +71,23 @@ function trackScorings({ client, request, log }: Engine): { latest(key: string):
     );
   };
 
+  const ended = (key: string): void => {
+    phases.delete(key);
+    clearTimeout(timers.get(key));
+    timers.delete(key);
+    shown.get(key)?.end();
+  };
+  // A server that stopped (crashed, restarted) sends no `done` for what it was scoring.
+  client.onDidChangeState((e) => {
+    if (e.newState !== State.Stopped) return;
+    for (const key of [...phases.keys()]) ended(key);
+    void vscode.commands.executeCommand('setContext', 'xrepotest.scoring', false);
+  });
+
   client.onNotification(SCORING_PHASE, (n: ScoringPhaseParams) => {
     const key = keyOf(n.uri, n.startLine);
     if (n.done) {
-      phases.delete(key);
-      clearTimeout(timers.get(key));
-      timers.delete(key);
-      shown.get(key)?.end();
+      ended(key);
     } else {
       phases.set(key, n);
       shown.get(key)?.update(n);
