@@ -47,18 +47,24 @@ async function phaseLensesWhileRunning(uri: vscode.Uri, scoring: { done: () => b
 }
 
 describe('Scoring progress at the function', () => {
-  // Mutation testing makes the scoring long enough for the notification; the runner's value is put back.
+  // Mutation testing makes the second test's scoring long enough for the notification; the runner's value is put back.
   let mutationBefore: boolean | undefined;
   let engine: Engine & { testing: TestingApi };
   before(async () => {
     engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as Engine & { testing: TestingApi };
+    mutationBefore = vscode.workspace.getConfiguration('xrepotest').inspect<boolean>('mutation.enabled')?.globalValue;
   });
   after(() => vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', mutationBefore, vscode.ConfigurationTarget.Global));
+  // A test that failed half-way leaves no scoring running into the next one.
+  afterEach(async () => {
+    const editor = await openInEditor('item.go');
+    await vscode.commands.executeCommand('xrepotest.cancelScoring', editor.document.uri.toString(), STATUS_LINE);
+    await waitFor('no scoring of Status in flight', 60_000, async () => ((await statusLenses(editor.document.uri)).some((l) => l.command?.title === 'Cancel') ? undefined : true));
+  });
 
-  it('shows the phase and Cancel on the lens while scoring, a notification for a long scoring, and starts no second scoring of the same function', async function () {
-    this.timeout(300_000);
-    mutationBefore = vscode.workspace.getConfiguration('xrepotest').inspect<boolean>('mutation.enabled')?.globalValue;
-    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', true, vscode.ConfigurationTarget.Global);
+  it('shows the phase and Cancel on the lens while scoring, and starts no second scoring of the same function', async function () {
+    // The first scoring of a session builds the package (minutes on a busy machine).
+    this.timeout(600_000);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
     await waitFor('the Generate lens on Status', 30_000, async () => ((await statusLenses(uri)).some((l) => l.command?.title === 'Generate scored tests') ? true : undefined));
@@ -84,9 +90,6 @@ describe('Scoring progress at the function', () => {
 
     const lensShot = await screenshot({ name: 'progress-lens', waitForText: 'Cancel' });
     assert.strictEqual(lensShot.textFound, true, 'the workbench shows the Cancel lens');
-    // Still running after NOTIFY_AFTER_MS (mutation testing takes longer): the notification with the phase and Cancel.
-    const notification = await screenshot({ name: 'progress-notification', waitForText: 'XRepoTest: scoring Status' });
-    assert.strictEqual(notification.textFound, true, `the notification "XRepoTest: scoring Status" shows while the scoring runs (still running: ${!scoring.done()})`);
 
     const result = (await scoring.result) as { functionName: string } | undefined;
     assert.strictEqual(result?.functionName, 'Status', 'the first scoring finished with a score');
@@ -98,8 +101,9 @@ describe('Scoring progress at the function', () => {
     assert.strictEqual(children(engine.testing.controller.items.get(focalId)).length, candidatesBefore + 1, 'one candidate was added: the duplicate scored nothing');
   });
 
-  it('the Cancel lens cancels the scoring: nothing is scored and no candidate is added', async function () {
+  it('a long scoring gets a notification with Cancel, and the Cancel lens cancels it: nothing is scored and no candidate is added', async function () {
     this.timeout(180_000);
+    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', true, vscode.ConfigurationTarget.Global);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
     const focalId = `${uri.toString()}#${STATUS_LINE}`;
@@ -107,6 +111,10 @@ describe('Scoring progress at the function', () => {
     const scoring = start(uri);
     const seen = await phaseLensesWhileRunning(uri, scoring);
     assert.ok(seen.cancel?.command && seen.runningWhenSeen, `a Cancel lens while scoring; phases seen: ${seen.phases.join(' | ') || 'none'}`);
+    // Still running after NOTIFY_AFTER_MS (a build, a run and mutation testing take longer): the notification with the phase and Cancel.
+    const notification = await screenshot({ name: 'progress-notification', waitForText: 'XRepoTest: scoring Status' });
+    assert.strictEqual(notification.textFound, true, `the notification "XRepoTest: scoring Status" shows while the scoring runs (still running: ${!scoring.done()})`);
+    assert.ok(!scoring.done(), 'the scoring still runs, to be cancelled');
     const cancelled = await vscode.commands.executeCommand(seen.cancel.command.command, ...(seen.cancel.command.arguments ?? []));
     assert.strictEqual(cancelled, true, 'the server had a scoring of Status to cancel');
     assert.strictEqual(await scoring.result, undefined, 'the cancelled scoring returns nothing');
