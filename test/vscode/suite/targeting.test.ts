@@ -57,6 +57,7 @@ describe('Targeting any function', () => {
 
   after(async () => {
     await setLensFunctions(undefined);
+    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', undefined, vscode.ConfigurationTarget.Workspace);
     fs.rmSync(path.join(workspaceRoot(), 'cmd'), { recursive: true, force: true });
   });
 
@@ -82,8 +83,10 @@ describe('Targeting any function', () => {
   });
 
   it('scores GetLabel from the palette command with the cursor in it, although the benchmark filter leaves it out', async function () {
-    this.timeout(240_000);
+    // The first Go build of the package is minutes on a loaded machine; mutants would add as much again.
+    this.timeout(600_000);
     await setLensFunctions(undefined);
+    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', false, vscode.ConfigurationTarget.Workspace);
     item = await vscode.window.showTextDocument(item.document, { preview: false });
     item.selection = new vscode.Selection(getLabel, 2, getLabel, 2); // inside GetLabel's body
     const engine = vscode.extensions.getExtension(EXTENSION_ID)!.exports as Engine;
