@@ -174,9 +174,10 @@ export function registerScoring(engine: Engine): void {
         return undefined;
       }
       if ('why' in at) {
-        void vscode.window.showWarningMessage(`XRepoTest: no focal function here: ${at.why}.`);
+        void vscode.window.showWarningMessage(`XRepoTest: ${at.why}.`);
         return undefined;
       }
+      if (at.note) log.info(at.note);
       return scoreFunction(editor.document.uri.toString(), at.startLine);
     }),
   );

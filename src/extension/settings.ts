@@ -33,6 +33,7 @@ export function engineSettings(): EngineSettings {
     requestRetries: c.get('requests.retries', d.requestRetries),
     embeddingBaseUrl: c.get('embedding.baseUrl', d.embeddingBaseUrl),
     embeddingModel: c.get('embedding.model', d.embeddingModel),
+    codeLensFunctions: c.get('codeLens.functions', d.codeLensFunctions),
   };
 }
 

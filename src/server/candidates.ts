@@ -11,6 +11,7 @@ import { focalPathInRepo } from '../engine/execute/sandbox';
 import { mutationFraction } from '../engine/mutate/counts';
 import type { MutationResult } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
+import { refusalOf } from '../engine/extract/targeting';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { EngineSettings } from '../shared/protocol';
@@ -30,7 +31,10 @@ export interface Focal {
   task: TaskRecord;
 }
 
-/** The focal function starting on `startLine` (1-based) of an open document, as a task. */
+/**
+ * The function starting on `startLine` (1-based) of an open document, as a task: any function a test
+ * can call, inside the benchmark's filter or not; one no test can call is refused with the reason.
+ */
 export async function focalOf(state: ServerState, uri: string, startLine: number, settings: EngineSettings): Promise<Focal> {
   const doc = state.documents.get(uri);
   if (!doc) throw new Error(`${uri} is not open: open the file in the editor and try again`);
@@ -39,9 +43,9 @@ export async function focalOf(state: ServerState, uri: string, startLine: number
   const filters = { minLines: settings.minLines, maxLines: settings.maxLines };
   const task = adapter ? await taskForDocumentFunction(root, relPath, doc.getText(), startLine, filters) : null;
   if (!adapter || !task) {
-    const here = adapter ? (await classifyDocument(relPath, doc.getText(), filters)).find((f) => f.startLine === startLine) : undefined;
-    const why = here?.rule ? ` (${here.name} is not a focal function: ${here.rule})` : '';
-    throw new Error(`no focal function starts on line ${startLine} of ${relPath}${why}; the file may have changed since the test was generated`);
+    const here = adapter ? (await classifyDocument(relPath, doc.getText(), filters, root)).find((f) => f.startLine === startLine) : undefined;
+    if (adapter && here?.untestable) throw new Error(refusalOf(here, relPath, adapter.displayName));
+    throw new Error(`no function starts on line ${startLine} of ${relPath}; the file may have changed since the test was generated`);
   }
   return { uri, root, relPath, adapter, task };
 }

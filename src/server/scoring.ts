@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { CodeLensRefreshRequest, type CancellationToken, type CodeLens } from 'vscode-languageserver/node';
-import { classifyDocument } from '../engine/extract/document';
+import { classifyDocument, type DocumentFunction } from '../engine/extract/document';
+import { outsideFilterNote, refusalOf } from '../engine/extract/targeting';
 import { adapterForPath, languageChoice } from '../engine/languages';
 import {
   CANCEL_SCORING,
@@ -118,6 +119,14 @@ export async function scoreNewSample(state: ServerState, params: ScoreFunctionPa
   return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, (p) => scoreSlot(state, focal, provider, settings, { kind: 'sample', sample }, p, params.credentials), { focal, phase });
 }
 
+/**
+ * The functions that get lenses: the benchmark's filtered set, or with `codeLens.functions` "all"
+ * every function a test can call (never test code, entry points, examples or scripts).
+ */
+export function withLens(functions: DocumentFunction[], settings: Pick<EngineSettings, 'codeLensFunctions'>): DocumentFunction[] {
+  return functions.filter((f) => (settings.codeLensFunctions === 'all' ? f.untestable === null : f.rule === null));
+}
+
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
 export function registerScoring(state: ServerState): void {
   const { connection, documents } = state;
@@ -126,7 +135,8 @@ export function registerScoring(state: ServerState): void {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
     const filters = { minLines: state.settings.minLines, maxLines: state.settings.maxLines };
-    const focal = (await classifyDocument(state.workspaceOf(doc.uri).relPath, doc.getText(), filters)).filter((f) => f.rule === null);
+    const { root, relPath } = state.workspaceOf(doc.uri);
+    const focal = withLens(await classifyDocument(relPath, doc.getText(), filters, root), state.settings);
     const scored = scores.get(doc.uri);
     return focal.flatMap((f) => {
       const range = { start: { line: f.startLine - 1, character: 0 }, end: { line: f.startLine - 1, character: 0 } };
@@ -146,16 +156,19 @@ export function registerScoring(state: ServerState): void {
   onClientRequest(connection, FOCAL_FUNCTION_AT, async (params: FocalFunctionAtParams): Promise<FocalFunctionAtResult> => {
     const doc = documents.get(params.uri);
     if (!doc) return { why: 'the file is not open in the editor' };
-    const { relPath } = state.workspaceOf(params.uri);
-    if (!adapterForPath(relPath)) return { why: `${relPath} is not ${languageChoice()}` };
+    const { root, relPath } = state.workspaceOf(params.uri);
+    const adapter = adapterForPath(relPath);
+    if (!adapter) return { why: `${relPath} is not ${languageChoice()}` };
     const filters = { minLines: params.settings.minLines, maxLines: params.settings.maxLines };
     const line = params.line + 1;
-    const around = (await classifyDocument(relPath, doc.getText(), filters))
+    const around = (await classifyDocument(relPath, doc.getText(), filters, root))
       .filter((f) => f.startLine <= line && line <= f.endLine)
       .sort((a, b) => b.startLine - a.startLine)[0];
-    if (!around) return { why: 'the cursor is not inside a function' };
-    if (around.rule !== null) return { why: `${around.name} is not a focal function (${around.rule})` };
-    return { name: around.name, startLine: around.startLine, endLine: around.endLine };
+    if (!around) return { why: 'the cursor is not inside a function: put it in the function to test' };
+    // Only what no test can call is refused; the benchmark's filter (length, names) is no reason to.
+    if (around.untestable !== null) return { why: refusalOf(around, relPath, adapter.displayName) };
+    const note = outsideFilterNote(around);
+    return { name: around.name, startLine: around.startLine, endLine: around.endLine, ...(note ? { note } : {}) };
   });
 
   onClientRequest(connection, CANCEL_SCORING, (params: CancelScoringParams): CancelScoringResult => {

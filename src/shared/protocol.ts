@@ -14,6 +14,8 @@ export const PROVIDER_SETTINGS = ['baseline', 'anthropic', 'openai', 'openai-com
 export type ProviderSetting = (typeof PROVIDER_SETTINGS)[number];
 export const EXECUTOR_KINDS = ['local', 'docker'] as const;
 export const LSP_SOURCES = ['auto', 'editor', 'headless'] as const;
+/** Which functions get code lenses: the benchmark's filtered set, or every function a test can call. */
+export const CODE_LENS_FUNCTIONS = ['focal', 'all'] as const;
 
 /**
  * The editor's settings as the engine needs them, sent with every request so a changed setting
@@ -42,6 +44,8 @@ export interface EngineSettings {
   /** mode dense: an OpenAI-compatible embeddings endpoint (its key, if any, travels in `Credentials`). */
   embeddingBaseUrl: string;
   embeddingModel: string;
+  /** Lenses on the benchmark's filtered functions ("focal"), or on every testable function ("all"). */
+  codeLensFunctions: (typeof CODE_LENS_FUNCTIONS)[number];
 }
 
 /** What the extension starts the server with: its settings, and where the workspace's editor run folder goes. */
@@ -67,6 +71,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   requestRetries: 3,
   embeddingBaseUrl: '',
   embeddingModel: '',
+  codeLensFunctions: 'focal',
 };
 
 /**
@@ -89,7 +94,7 @@ export interface WithSettings {
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
 export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
   type: 'object',
-  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel'],
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
   properties: {
     minLines: int,
     maxLines: int,
@@ -107,6 +112,7 @@ export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
     requestRetries: num,
     embeddingBaseUrl: str,
     embeddingModel: str,
+    codeLensFunctions: literal(CODE_LENS_FUNCTIONS),
   },
 };
 

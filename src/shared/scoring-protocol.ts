@@ -196,8 +196,12 @@ export interface FocalFunctionAtParams extends WithSettings {
   line: number;
 }
 
-/** null when the cursor is in no focal function; `why` then says what it is in instead, if anything. */
-export type FocalFunctionAtResult = { name: string; startLine: number; endLine: number } | { why: string };
+/**
+ * The function around the cursor that a test can call (`note` when the benchmark's filter leaves it
+ * out: it is scored all the same), or `why` not: no function there, or one no test can call, with
+ * what to do instead.
+ */
+export type FocalFunctionAtResult = { name: string; startLine: number; endLine: number; note?: string } | { why: string };
 
 export const FOCAL_FUNCTION_AT = new ClientRequest<FocalFunctionAtParams, FocalFunctionAtResult>(
   'xrepotest/focalFunctionAt',

@@ -8,7 +8,7 @@ import { parseWithDeadline } from '../parse/parse';
 import { stableTaskId, type RepositoryRef, type TaskRecord } from '../tasks/record';
 import { describeRepository } from '../tasks/repository';
 import { DEFAULT_EXCLUDED_DIRS, listSourceFiles, readSourceText } from './files';
-import { dropRule, emptyDropCounts, RELEASE_FILTERS, type DropRule, type FilterConfig } from './filters';
+import { dropRule, emptyDropCounts, RELEASE_FILTERS, untestableReason, type DropRule, type FilterConfig, type UntestableReason } from './filters';
 
 export interface ExtractOptions {
   languages?: readonly LanguageId[];
@@ -68,9 +68,16 @@ export interface ClassifiedFunction {
   nonCommentLines: number;
   /** The rule that drops it, or null when it is a focal function. */
   rule: DropRule | null;
+  /** Why no test can call it in place, or null when one can (even if the benchmark's filter drops it). */
+  untestable: UntestableReason | null;
+  /** The nested project (relative folder) the file belongs to, when `untestable` is `nested-module`. */
+  nestedProject?: string;
 }
 
-/** Every function of one parsed file with the rule that drops it, in source order. */
+/**
+ * Every function of one parsed file with the rule that drops it, in source order. Without `root`
+ * (the repository or workspace folder) nested projects are not looked for.
+ */
 export function classifyFunctions(
   adapter: LanguageAdapter,
   relPath: string,
@@ -80,15 +87,18 @@ export function classifyFunctions(
   filters: FilterConfig,
   fileScope = '',
   inherited?: unknown,
+  root?: string,
 ): ClassifiedFunction[] {
   const inTestFile = adapter.isTestFile(relPath);
+  const nestedProject = root !== undefined ? adapter.nestedProject?.(root, relPath) : undefined;
   const codeLines = codeLineFlags(source, lineStarts, rangesOfTypes(tree, adapter.commentTypes));
   return adapter
     .listFunctions(tree, source, fileScope, inherited)
     .sort((a, b) => a.startLine - b.startLine)
     .map((fn) => {
       const lines = countCodeLines(codeLines, fn.startLine, fn.endLine);
-      return { fn, nonCommentLines: lines, rule: dropRule({ fn, adapter, relPath, inTestFile, nonCommentLines: lines }, filters) };
+      const input = { fn, adapter, relPath, inTestFile, nonCommentLines: lines, nestedProject };
+      return { fn, nonCommentLines: lines, rule: dropRule(input, filters), untestable: untestableReason(input), ...(nestedProject !== undefined ? { nestedProject } : {}) };
     });
 }
 
@@ -148,7 +158,7 @@ export async function extractRepository(repoDir: string, options: ExtractOptions
     const lineStarts = lineStartOffsets(source);
     try {
       const inherited = await adapter.inheritedContext?.(root, file.relPath);
-      for (const { fn, rule } of classifyFunctions(adapter, file.relPath, source, lineStarts, parsed.tree, filters, adapter.fileScope?.(root, file.relPath), inherited)) {
+      for (const { fn, rule } of classifyFunctions(adapter, file.relPath, source, lineStarts, parsed.tree, filters, adapter.fileScope?.(root, file.relPath), inherited, root)) {
         counts.seen++;
         if (rule) {
           counts.dropped[rule]++;

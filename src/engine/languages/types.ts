@@ -38,6 +38,8 @@ export interface FunctionInfo {
   isHiddenMethod: boolean;
   /** Never compiled by a run whatever we pass (Rust: a cfg gate for another target or Miri): the gate, as written. */
   excludedByConfiguration?: string;
+  /** A declaration with nothing to run (PHP: an abstract method, an interface's method). */
+  hasNoBody?: boolean;
 }
 
 /** What the extractor needs of a language: finding functions and the paper's per-language rules. */
@@ -52,10 +54,19 @@ export interface LanguageExtraction {
   commentTypes: ReadonlySet<string>;
   /** A test file, by its path relative to the repository root ('/'-separated). */
   isTestFile(relPath: string): boolean;
-  /** A file the language's own build tool skips (Go: under `_x/`, `.x/` or `testdata/`). */
+  /**
+   * A file the language's own build tool skips (Go: under `_x/`, `.x/` or `testdata/`), or a script
+   * the project's tests never load (Ruby, PHP, Julia: `bin/`, `examples/`; PHP front controllers).
+   */
   ignoredByTool?(relPath: string): boolean;
-  /** A function the runtime calls and a unit test cannot (Go: `init`, `main`). */
-  isEntryPoint?(fn: FunctionInfo): boolean;
+  /**
+   * The folder (relative to `root`, '/'-separated) of a project nested below `root` that holds the
+   * file and that the root's build never builds (Go: a directory with its own go.mod); undefined
+   * when there is none. Reads the files under `root`.
+   */
+  nestedProject?(root: string, relPath: string): string | undefined;
+  /** A function the runtime calls and a unit test cannot (Go: `init`, `main`; Rust: a binary's `main`). */
+  isEntryPoint?(fn: FunctionInfo, relPath: string): boolean;
   /**
    * Every function and method the paper's extractor considers, in source order. `fileScope` is what
    * `fileScope()` said for the file ('' where the adapter has none).
@@ -115,7 +126,7 @@ export interface LanguageAdapter extends LanguageExtraction {
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &
-  Partial<Pick<FunctionInfo, 'bareName' | 'extraMetadata' | 'isTestCode' | 'isHiddenMethod'>>;
+  Partial<Pick<FunctionInfo, 'bareName' | 'extraMetadata' | 'isTestCode' | 'isHiddenMethod' | 'hasNoBody'>>;
 
 /** A FunctionInfo for a definition node: lines from the node, the bare name defaulting to the name. */
 export function describeFunction(node: Node, d: Described): FunctionInfo {
@@ -138,4 +149,14 @@ export function segments(relPath: string): string[] {
 export function underDir(relPath: string, dirs: readonly string[]): boolean {
   const parts = segments(relPath);
   return parts.slice(0, -1).some((p) => dirs.includes(p));
+}
+
+/**
+ * A file in one of the project's script or example folders (`bin/`, `examples/`), unless that folder
+ * is inside a source root (`lib/examples/` is library code): programs run by hand, which no test loads.
+ */
+export function inScriptDir(relPath: string, scriptDirs: readonly string[], sourceRoots: readonly string[]): boolean {
+  const dirs = segments(relPath).slice(0, -1);
+  const at = dirs.findIndex((d) => scriptDirs.includes(d));
+  return at >= 0 && !dirs.slice(0, at).some((d) => sourceRoots.includes(d));
 }

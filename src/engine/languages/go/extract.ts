@@ -1,5 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, headerText, named } from '../../parse/nodes';
+import { nestedManifestDir } from '../nested-project';
 import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
@@ -27,6 +28,9 @@ export const goExtraction: LanguageExtraction = {
   isTestFile: (p) => p.endsWith('_test.go') || underDir(p, ['testdata']),
   // `go build ./...` skips folders whose names start with `_` or `.`, and `testdata` (go help packages).
   ignoredByTool: (p) => p.split('/').slice(0, -1).some((d) => d.startsWith('_') || d.startsWith('.') || d === 'testdata'),
+  // `go test ./...` at the root skips a folder with its own go.mod (another module, often with its own
+  // dependencies: example programs); a test there is that module's business, opened as its own folder.
+  nestedProject: (root, p) => nestedManifestDir(root, p, 'go.mod'),
   // init cannot be referred to at all, and main is the program's entry point: neither is a unit to test.
   isEntryPoint: (fn) => fn.node.type === 'function_declaration' && (fn.bareName === 'init' || fn.bareName === 'main'),
   listFunctions(tree: Tree, source: string): FunctionInfo[] {

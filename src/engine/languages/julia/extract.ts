@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
 import { juliaProjectName } from './project';
-import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
+import { describeFunction, inScriptDir, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
 /** Top-level statement containers whose definitions still belong to the file (not function bodies). */
@@ -90,6 +90,10 @@ export const juliaExtraction: LanguageExtraction = {
   scopeKey: 'module',
   commentTypes: COMMENTS,
   isTestFile: (p) => underDir(p, ['test', 'testdata']),
+  // Executables and example programs are run by hand, not loaded by the tests: nothing to test in place.
+  ignoredByTool: (p) => inScriptDir(p, ['bin', 'script', 'scripts', 'examples', 'example'], ['src']),
+  // A compiled app's entry (PackageCompiler's `julia_main`) or a script's `(@main)`: the program runs it.
+  isEntryPoint: (fn) => fn.bareName === 'julia_main' || fn.bareName === '@main' || fn.name === '(@main)',
   listFunctions(tree: Tree, source: string, fileScope = ''): FunctionInfo[] {
     const out: FunctionInfo[] = [];
     collect(tree.rootNode, source, [], fileScope, out);

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, named } from '../../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
+import { describeFunction, inScriptDir, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
 const CLASS_LIKE = new Set(['class_declaration', 'trait_declaration', 'interface_declaration', 'enum_declaration']);
@@ -65,6 +65,7 @@ function collect(container: Node, source: string, ctx: Context, out: FunctionInf
         classSignature: n.type === 'method_declaration' ? ctx.classSignature : '',
         isTestCode: n.type === 'method_declaration' && ctx.isTestClass,
         isHiddenMethod: n.type === 'method_declaration' && hidden(n),
+        hasNoBody: n.type === 'method_declaration' && !body,
       }));
     } else if (!FUNCTION_LIKE.has(n.type) && !NOT_DECLARATIONS.has(n.type)) {
       // Conditional declarations (`if (!function_exists('f')) { function f() … }`) are still the file's.
@@ -81,6 +82,9 @@ export const phpExtraction: LanguageExtraction = {
   scopeKey: 'namespace',
   commentTypes: COMMENTS,
   isTestFile: (p) => /Test\.php$/.test(p) || underDir(p, ['test', 'tests', 'Test', 'Tests', 'testdata']),
+  // Console scripts and example programs run by hand, and web front controllers (`public/index.php`),
+  // which do their work when included: no test loads them to call a function.
+  ignoredByTool: (p) => inScriptDir(p, ['bin', 'examples', 'example'], ['src', 'lib']) || /^((public|web|htdocs|www)\/)?index\.php$/.test(p),
   listFunctions(tree: Tree, source: string): FunctionInfo[] {
     const out: FunctionInfo[] = [];
     collect(tree.rootNode, source, { namespace: '', className: '', classSignature: '', isTestClass: false }, out);

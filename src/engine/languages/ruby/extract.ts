@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { field, findDescendantOfType, lastStatement, named } from '../../parse/nodes';
-import { describeFunction, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
+import { describeFunction, inScriptDir, underDir, type FunctionInfo, type LanguageExtraction } from '../types';
 
 const COMMENTS = new Set(['comment']);
 /** Clauses of a method body that follow its statements. */
@@ -74,6 +74,8 @@ export const rubyExtraction: LanguageExtraction = {
   scopeKey: 'module',
   commentTypes: COMMENTS,
   isTestFile: (p) => /_(spec|test)\.rb$/.test(p) || underDir(p, ['spec', 'test', 'testdata']),
+  // Executables and example programs are run by hand, not loaded by the tests: nothing to test in place.
+  ignoredByTool: (p) => inScriptDir(p, ['bin', 'exe', 'script', 'scripts', 'examples', 'example'], ['lib']),
   listFunctions(tree: Tree, source: string): FunctionInfo[] {
     const out: FunctionInfo[] = [];
     collect(tree.rootNode, source, { modules: [], className: '', classSignature: '', singleton: false }, out);

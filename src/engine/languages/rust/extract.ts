@@ -180,6 +180,9 @@ export const rustExtraction: LanguageExtraction = {
   // `cargo test` runs no test of a build script or of an example (examples are only built): a test
   // module placed there never runs, so their functions cannot be tasks.
   ignoredByTool: (p) => underDir(p, ['examples']) || (/(^|\/)build\.rs$/.test(p) && !/(^|\/)src\//.test(p)),
+  // A binary's `fn main` (src/main.rs, src/bin/) is what the program runs: a test cannot call it
+  // (the binary's other functions can be tested in a `#[cfg(test)] mod` beside them).
+  isEntryPoint: (fn, relPath) => fn.bareName === 'main' && fn.className === '' && fn.scope === '' && /(^|\/)src\/(main\.rs$|bin\/)/.test(relPath),
   inheritedContext: inheritedGates,
   listFunctions(tree: Tree, source: string, _fileScope?: string, inherited?: unknown): FunctionInfo[] {
     const out: FunctionInfo[] = [];
