@@ -57,11 +57,20 @@ function phaseLimitMs(phase: BenchPhase, testMs: number): number | null {
   }
 }
 
+/** The task's repository as the reports name it; the checkout's folder for a path that names none. */
+function repositoryOf(task: BenchTask): string {
+  try {
+    return repositoryNameOf(task.task.task);
+  } catch {
+    return path.basename(task.checkout);
+  }
+}
+
 /**
  * The run's running tasks and counts, for the activity notification: updated by the engine's hooks,
  * read on each phase change and by a timer (so a long task's elapsed time and the estimate move).
  */
-class BenchActivity {
+export class BenchActivity {
   private readonly running = new Map<string, { task: BenchTask; phase: BenchPhase; phaseStartedAt: number; taskStartedAt: number }>();
   private counts: { tasksDone: number; tasksTotal: number; startedAt: number } | undefined;
 
@@ -93,7 +102,7 @@ class BenchActivity {
     if (!this.counts) return undefined;
     const running: BenchRunningTask[] = [...this.running.values()].map((r) => ({
       function: r.task.task.task.function_name,
-      repository: repositoryNameOf(r.task.task.task),
+      repository: repositoryOf(r.task),
       language: r.task.task.language,
       phase: r.phase,
       phaseElapsedMs: now - r.phaseStartedAt,
