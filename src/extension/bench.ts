@@ -16,6 +16,8 @@ import { formatBenchNotification } from '../shared/bench-progress';
 import { CONTEXT_MODE_NAMES, EXECUTOR_KINDS, PROVIDER_SETTINGS, type EngineSettings } from '../shared/protocol';
 import type { Engine } from './engine';
 import { reportWebviewHtml } from './report-webview-html';
+import { pretendWorkspaceTrust, requireTrust } from './trust';
+import { benchmarkNeedsTrust } from './trust-model';
 import { engineSettings, requestSettings } from './settings';
 
 /** What a run needs once the pickers (or the options object) have answered. */
@@ -41,6 +43,8 @@ export interface BenchTestApi {
   readonly reportPanel: vscode.WebviewPanel | undefined;
   /** Cancels the running benchmarks, as the notification's Cancel button does. */
   cancelAll(): void;
+  /** Makes every trust check see this trust (undefined: the editor's own); code-server opens its workspace trusted. */
+  pretendWorkspaceTrust(trusted: boolean | undefined): void;
 }
 
 /** `Request xrepotest/runBenchmark failed with message: …` says the request, not what to do. */
@@ -285,6 +289,7 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       try {
         // An options object (automation, tests) skips the pickers.
         const args = options === undefined ? await pick() : validateBenchArgs(options);
+        if (args && benchmarkNeedsTrust(args.dataset) && !requireTrust('A benchmark of this workspace')) return undefined;
         const choice = args && (await fromArgs(args));
         return choice ? await run(choice) : undefined;
       } catch (e) {
@@ -307,5 +312,6 @@ export function registerBench({ client, request: send, log, context }: Engine): 
     cancelAll() {
       for (const source of active) source.cancel();
     },
+    pretendWorkspaceTrust,
   };
 }

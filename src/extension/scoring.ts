@@ -8,6 +8,7 @@ import {
 import { wasCancelled, type Engine } from './engine';
 import { editorLanguages, oneOfNames } from './languages';
 import { requestSettings } from './settings';
+import { requireTrust } from './trust';
 
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
 export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>();
@@ -38,6 +39,7 @@ export function registerScoring({ request, log, context }: Engine): void {
 
   context.subscriptions.push(
     vscode.commands.registerCommand('xrepotest.generateScoredTests', async (uri?: string, startLine?: number) => {
+      if (!requireTrust('Generating tests')) return undefined;
       if (uri && startLine) return scoreFunction(uri, startLine);
       const editor = vscode.window.activeTextEditor;
       if (!editor) {
