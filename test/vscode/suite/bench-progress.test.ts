@@ -31,7 +31,9 @@ describe('Benchmark progress and packaging', function () {
     if (made) fs.rmSync(made.runDir, { recursive: true, force: true });
   });
 
-  it('names the running task, its phase and its elapsed time against the limit, says "estimating" before a task ends, and moves every few seconds', async () => {
+  it('names the running task, its phase and its elapsed time against the limit, says "estimating" before a task ends, and moves every few seconds', async function () {
+    // A fresh code-server has a cold Go build cache: the first task's project build alone took 174 s here.
+    this.timeout(600_000);
     const seenMessages = bench.messages.length;
     const seenActivity = bench.activity.length;
     // No run folder given: a new one under the extension's storage, where the annotator's picker looks.
