@@ -21,6 +21,7 @@ import {
 } from '../shared/annotator-protocol';
 import type { Engine } from './engine';
 import { editorLanguageOf, editorLanguages } from './languages';
+import { findRunFolders, runPickItem } from './run-picker-model';
 
 /** What the extension's tests see of the annotator (returned by activate as `annotator`). */
 export interface AnnotatorApi {
@@ -32,6 +33,8 @@ export interface AnnotatorApi {
   lastOpened(): { what: OpenWhat; uri: string; languageId: string } | undefined;
   /** The last export's outcome. */
   lastExport(): ExportResult | undefined;
+  /** The run picker's items as last shown ("Open the annotator" without a folder). */
+  lastRunPicks(): Array<{ label: string; description?: string; detail?: string; runDir?: string }> | undefined;
   /** Sends the webview a message (filters, a selection, a press of one of its controls). */
   post(message: HostMessage): Thenable<boolean>;
 }
@@ -40,32 +43,60 @@ const PANEL_TYPE = 'xrepotest.annotator';
 /** An export bigger than this is revealed, not opened: the editor is no viewer for hundreds of MB. */
 const OPEN_EXPORT_MAX_BYTES = 20 * 1024 * 1024;
 
-/** Run folders hold results.jsonl; the newest one found in the usual places is the picker's default. */
-function mostRecentRun(context: vscode.ExtensionContext): string | undefined {
-  const parents = [
-    ...(vscode.workspace.workspaceFolders ?? []).map((f) => path.join(f.uri.fsPath, 'out')),
+/**
+ * Where runs are looked for: the extension's benchmarks (global storage), the editor's scorings and any
+ * run under the workspace's storage, and `out/` of each workspace folder (the CLI's usual --run-dir).
+ */
+function runParents(context: vscode.ExtensionContext): string[] {
+  return [
     path.join(context.globalStorageUri.fsPath, 'runs'),
     ...(context.storageUri ? [path.join(context.storageUri.fsPath, 'runs')] : []),
+    ...(vscode.workspace.workspaceFolders ?? []).map((f) => path.join(f.uri.fsPath, 'out')),
   ];
-  let best: { dir: string; time: number } | undefined;
-  for (const parent of parents) {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(parent, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    for (const e of entries) {
-      if (!e.isDirectory()) continue;
-      try {
-        const time = fs.statSync(path.join(parent, e.name, 'results.jsonl')).mtimeMs;
-        if (!best || time > best.time) best = { dir: path.join(parent, e.name), time };
-      } catch {
-        /* not a run folder */
-      }
-    }
+}
+
+interface RunPick extends vscode.QuickPickItem {
+  runDir?: string;
+  action?: 'browse' | 'bench';
+}
+
+/** The extension's own runs, newest first, then the ways to another one. */
+function runPicks(context: vscode.ExtensionContext): RunPick[] {
+  const runs = findRunFolders(runParents(context));
+  return [
+    ...runs.map((info) => ({ ...runPickItem(info), runDir: info.dir })),
+    ...(runs.length ? [{ label: '', kind: vscode.QuickPickItemKind.Separator }] : []),
+    { label: '$(folder-opened) Open another run folder…', detail: 'a folder that holds results.jsonl (`xrepotest bench --run-dir`, a colleague\'s run)', action: 'browse' as const },
+    ...(runs.length ? [] : [{ label: '$(beaker) Run a benchmark…', detail: 'no run yet: a benchmark (or scoring a function in the editor) makes one', action: 'bench' as const }]),
+  ];
+}
+
+/** Asks which run to annotate; undefined when the user went away. */
+async function pickRun(context: vscode.ExtensionContext, onShown: (items: RunPick[]) => void): Promise<string | undefined> {
+  const items = runPicks(context);
+  onShown(items);
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'XRepoTest: open the annotator',
+    placeHolder: items.some((i) => i.runDir) ? 'The run to annotate (newest first)' : 'No run yet in the extension\'s storage',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
+  if (!picked) return undefined;
+  if (picked.runDir) return picked.runDir;
+  if (picked.action === 'bench') {
+    void vscode.commands.executeCommand('xrepotest.runBenchmark');
+    return undefined;
   }
-  return best?.dir;
+  const newest = items.find((i) => i.runDir)?.runDir;
+  const chosen = await vscode.window.showOpenDialog({
+    canSelectFolders: true,
+    canSelectFiles: false,
+    canSelectMany: false,
+    openLabel: 'Annotate this run',
+    title: 'The run folder to annotate (it holds results.jsonl)',
+    ...(newest ? { defaultUri: vscode.Uri.file(path.dirname(newest)) } : {}),
+  });
+  return chosen?.[0]?.fsPath;
 }
 
 function nonce(): string {
@@ -305,6 +336,7 @@ export function registerAnnotator(engine: Engine): AnnotatorApi {
   let current: AnnotatorPanel | undefined;
   let lastOpened: ReturnType<AnnotatorApi['lastOpened']>;
   let lastExport: ExportResult | undefined;
+  let lastPicks: ReturnType<AnnotatorApi['lastRunPicks']>;
   const decorations = coverageDecorations();
 
   context.subscriptions.push(
@@ -314,16 +346,7 @@ export function registerAnnotator(engine: Engine): AnnotatorApi {
     vscode.commands.registerCommand('xrepotest.openAnnotator', async (runDirArg?: string | vscode.Uri) => {
       let runDir = runDirArg instanceof vscode.Uri ? runDirArg.fsPath : runDirArg;
       if (!runDir) {
-        const recent = mostRecentRun(context);
-        const picked = await vscode.window.showOpenDialog({
-          canSelectFolders: true,
-          canSelectFiles: false,
-          canSelectMany: false,
-          openLabel: 'Annotate this run',
-          title: 'The run folder to annotate (it holds results.jsonl)',
-          ...(recent ? { defaultUri: vscode.Uri.file(recent) } : {}),
-        });
-        runDir = picked?.[0]?.fsPath;
+        runDir = await pickRun(context, (items) => (lastPicks = items.map(({ label, description, detail, runDir }) => ({ label, description, detail, runDir }))));
         if (!runDir) return undefined;
       }
       runDir = path.resolve(runDir);
@@ -362,6 +385,7 @@ export function registerAnnotator(engine: Engine): AnnotatorApi {
     lastRendered: () => current?.rendered,
     lastOpened: () => lastOpened,
     lastExport: () => lastExport,
+    lastRunPicks: () => lastPicks,
     post: (message) => current?.post(message) ?? Promise.resolve(false),
   };
 }

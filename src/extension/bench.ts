@@ -6,16 +6,18 @@ import {
   BenchArgsError,
   DEFAULT_BENCH_CONCURRENCY,
   exampleDataset,
-  formatBenchProgress,
   newRunFolder,
   runFolderName,
   validateBenchArgs,
   type BenchCommandArgs,
 } from '../shared/bench-options';
-import { BENCH_PROGRESS, RUN_BENCHMARK, type BenchDataset, type BenchProgressParams, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
+import { BENCH_ACTIVITY, BENCH_PROGRESS, RUN_BENCHMARK, type BenchActivityParams, type BenchDataset, type BenchProgressParams, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
+import { formatBenchNotification } from '../shared/bench-progress';
 import { CONTEXT_MODE_NAMES, EXECUTOR_KINDS, PROVIDER_SETTINGS, type EngineSettings } from '../shared/protocol';
 import type { Engine } from './engine';
 import { reportWebviewHtml } from './report-webview-html';
+import { pretendWorkspaceTrust, requireTrust } from './trust';
+import { benchmarkNeedsTrust } from './trust-model';
 import { engineSettings, requestSettings } from './settings';
 
 /** What a run needs once the pickers (or the options object) have answered. */
@@ -33,10 +35,16 @@ interface BenchChoice {
 export interface BenchTestApi {
   /** Every progress notification received from the engine server. */
   readonly progress: BenchProgressParams[];
+  /** Every activity notification (running tasks, phases, elapsed times, estimate) received. */
+  readonly activity: BenchActivityParams[];
+  /** Every line the progress notification showed, in order. */
+  readonly messages: string[];
   /** The last report panel opened (undefined before any). */
   readonly reportPanel: vscode.WebviewPanel | undefined;
   /** Cancels the running benchmarks, as the notification's Cancel button does. */
   cancelAll(): void;
+  /** Makes every trust check see this trust (undefined: the editor's own); code-server opens its workspace trusted. */
+  pretendWorkspaceTrust(trusted: boolean | undefined): void;
 }
 
 /** `Request xrepotest/runBenchmark failed with message: …` says the request, not what to do. */
@@ -47,7 +55,10 @@ function userMessage(e: unknown): string {
 /** "Run a benchmark…": pick (or pass) a dataset and settings, run it in the engine server, show the results. */
 export function registerBench({ client, request: send, log, context }: Engine): BenchTestApi {
   const progressEvents: BenchProgressParams[] = [];
+  const activityEvents: BenchActivityParams[] = [];
+  const messages: string[] = [];
   const listeners = new Map<string, (p: BenchProgressParams) => void>();
+  const activityListeners = new Map<string, (a: BenchActivityParams) => void>();
   const active = new Set<vscode.CancellationTokenSource>();
   let reportPanel: vscode.WebviewPanel | undefined;
 
@@ -57,6 +68,12 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       if (progressEvents.length >= 10_000) progressEvents.shift();
       progressEvents.push(p);
       listeners.get(p.runDir)?.(p);
+    }),
+    client.onNotification(BENCH_ACTIVITY, (a: BenchActivityParams) => {
+      // Bounded: one every few seconds of a run.
+      if (activityEvents.length >= 10_000) activityEvents.shift();
+      activityEvents.push(a);
+      activityListeners.get(a.runDir)?.(a);
     }),
   );
 
@@ -228,16 +245,33 @@ export function registerBench({ client, request: send, log, context }: Engine): 
         const linked = token.onCancellationRequested(() => source.cancel());
         active.add(source);
         let shown = 0;
-        progress.report({ message: 'loading tasks…' });
-        listeners.set(runDir, (p) => {
-          const percent = p.tasksTotal ? (100 * p.tasksDone) / p.tasksTotal : 0;
-          progress.report({ message: formatBenchProgress(p), increment: Math.max(0, percent - shown) });
+        let lastProgress: BenchProgressParams | undefined;
+        let lastActivity: BenchActivityParams | undefined;
+        const show = (message: string, percent: number): void => {
+          if (messages.length >= 10_000) messages.shift();
+          messages.push(message);
+          progress.report({ message, increment: Math.max(0, percent - shown) });
           shown = Math.max(shown, percent);
+        };
+        const update = (): void => {
+          const done = Math.max(lastProgress?.tasksDone ?? 0, lastActivity?.tasksDone ?? 0);
+          const total = lastProgress?.tasksTotal ?? lastActivity?.tasksTotal ?? 0;
+          show(formatBenchNotification(lastProgress, lastActivity), total ? (100 * done) / total : 0);
+        };
+        show('loading tasks…', 0);
+        listeners.set(runDir, (p) => {
+          lastProgress = p;
+          update();
+        });
+        activityListeners.set(runDir, (a) => {
+          lastActivity = a;
+          update();
         });
         try {
           return await send(RUN_BENCHMARK, params, source.token);
         } finally {
           listeners.delete(runDir);
+          activityListeners.delete(runDir);
           linked.dispose();
           active.delete(source);
           source.dispose();
@@ -255,6 +289,7 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       try {
         // An options object (automation, tests) skips the pickers.
         const args = options === undefined ? await pick() : validateBenchArgs(options);
+        if (args && benchmarkNeedsTrust(args.dataset) && !requireTrust('A benchmark of this workspace')) return undefined;
         const choice = args && (await fromArgs(args));
         return choice ? await run(choice) : undefined;
       } catch (e) {
@@ -269,11 +304,14 @@ export function registerBench({ client, request: send, log, context }: Engine): 
 
   return {
     progress: progressEvents,
+    activity: activityEvents,
+    messages,
     get reportPanel() {
       return reportPanel;
     },
     cancelAll() {
       for (const source of active) source.cancel();
     },
+    pretendWorkspaceTrust,
   };
 }

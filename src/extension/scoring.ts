@@ -13,6 +13,7 @@ import {
 import { wasCancelled, type Engine } from './engine';
 import { editorLanguages, oneOfNames } from './languages';
 import { requestSettings } from './settings';
+import { requireTrust } from './trust';
 
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
 export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>();
@@ -159,6 +160,7 @@ export function registerScoring(engine: Engine): void {
       return picked ? scorings.cancel(picked.uri, picked.startLine) : false;
     }),
     vscode.commands.registerCommand('xrepotest.generateScoredTests', async (uri?: string, startLine?: number) => {
+      if (!requireTrust('Generating tests')) return undefined;
       if (uri && startLine) return scoreFunction(uri, startLine);
       const editor = vscode.window.activeTextEditor;
       if (!editor) {

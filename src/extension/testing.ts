@@ -15,6 +15,7 @@ import { wasCancelled, type Engine } from './engine';
 import { isScoringBusy, onDidScoreFunction } from './scoring';
 import { requestSettings } from './settings';
 import { candidateLabel, candidateState, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
+import { requireTrust } from './trust';
 
 /** Generated tests are shown read-only under this scheme until "Accept into project" writes one. */
 const CANDIDATE_SCHEME = 'xrepotest-candidate';
@@ -195,6 +196,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
   const settingsFor = () => requestSettings(context.secrets);
 
   const runCandidates = async (request: vscode.TestRunRequest, kind: ProfileKind, token: vscode.CancellationToken): Promise<TestingRunRecord> => {
+    if (!requireTrust('Running generated tests')) return { name: 'XRepoTest', profile: kind, states: new Map(), coverage: [] };
     const wanted = new Map<string, Candidate>();
     const excluded = new Set((request.exclude ?? []).map((i) => i.id));
     const collect = (item: vscode.TestItem): void => {
@@ -313,6 +315,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
 
   context.subscriptions.push(
     vscode.commands.registerCommand('xrepotest.repairWithModel', async (arg?: TestMessageMenuArgs | vscode.TestItem) => {
+      if (!requireTrust('Repairing a test')) return undefined;
       const c = candidateFrom(arg);
       if (!c) return undefined;
       const r = c.result;
@@ -320,6 +323,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       return another('repair', REPAIR_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round });
     }),
     vscode.commands.registerCommand('xrepotest.regenerate', async (arg?: TestMessageMenuArgs | vscode.TestItem) => {
+      if (!requireTrust('Regenerating a test')) return undefined;
       const c = candidateFrom(arg);
       if (!c) return undefined;
       const r = c.result;

@@ -94,3 +94,40 @@ export interface BenchProgressParams {
 }
 
 export const BENCH_PROGRESS = new ServerNotification<BenchProgressParams>('xrepotest/benchProgress');
+
+/**
+ * What a running task is doing: gathering its prompt's context, generating, preparing the environment
+ * image, the run's own phases (warm-up builds the project, compile builds the test, test, coverage),
+ * mutation testing. The engine's BenchPhase, spelled here because src/shared cannot import the engine.
+ */
+export type BenchTaskPhase = 'context' | 'generating' | 'environment' | 'warm-up' | 'compile' | 'compile-retry' | 'test' | 'coverage' | 'mutation';
+
+export interface BenchRunningTask {
+  /** The focal function. */
+  function: string;
+  repository: string;
+  language: string;
+  phase: BenchTaskPhase;
+  /** Since the phase started, and since the task started. */
+  phaseElapsedMs: number;
+  taskElapsedMs: number;
+  /** The phase's time limit (the run stops it there); null where there is none (generation, mutation). */
+  limitMs: number | null;
+}
+
+/**
+ * Sent by the server while a run goes on: when a task changes phase, and every few seconds between
+ * (so elapsed times and the estimate move while a long task runs).
+ */
+export interface BenchActivityParams {
+  runDir: string;
+  running: BenchRunningTask[];
+  tasksDone: number;
+  tasksTotal: number;
+  elapsedMs: number;
+  /** null until a task has finished; grows while tasks run past the estimate. */
+  etaMs: number | null;
+  pid: number;
+}
+
+export const BENCH_ACTIVITY = new ServerNotification<BenchActivityParams>('xrepotest/benchActivity');

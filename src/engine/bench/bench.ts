@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Executor } from '../execute/types';
+import type { Executor, PhaseName } from '../execute/types';
 import type { ContextMode, GenerationParams, GenerationRecord, Prompt, Provider } from '../generate/types';
 import { inProcessPool } from '../schedule/in-process-pool';
 import type { Scheduler } from '../schedule/scheduler';
@@ -41,7 +41,25 @@ export interface BenchHooks {
   scheduler?: Scheduler;
   signal?: AbortSignal;
   onProgress?(p: BenchProgress): void;
+  /** What a task is doing now (null: it is done), with the run's counts: progress that names the running task. */
+  onTaskPhase?(task: BenchTask, phase: BenchPhase | null, progress: BenchProgress): void;
   timeouts?: { compileMs?: number; testMs?: number };
+}
+
+/**
+ * A running task's phase: gathering its prompt's context, generating, preparing the environment
+ * (docker image), the evaluation's own phases (warm-up, compile, test, coverage), mutation testing.
+ */
+export type BenchPhase = 'context' | 'generating' | 'environment' | PhaseName | 'mutation';
+
+/** The provider as the task sees it: each call says the task is generating (repair rounds too). */
+function announcingProvider(provider: Provider, onCall: () => void): Provider {
+  const wrapped = Object.create(provider) as Provider & { complete: Provider['complete'] };
+  wrapped.complete = (request) => {
+    onCall();
+    return provider.complete(request);
+  };
+  return wrapped;
 }
 
 export interface BenchProgress {
@@ -121,28 +139,42 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
   };
 
   const step = async (bt: BenchTask): Promise<void> => {
-    await runTaskStep(
-      bt.task,
-      {
-        provider: hooks.provider,
-        params: settings.params,
-        labels,
-        prompt: () => hooks.promptFor(bt),
-        evaluation: { executor: hooks.executor, checkout: bt.checkout, image: hooks.imageFor && (() => hooks.imageFor!(bt)), timeouts: hooks.timeouts },
-        mutate: hooks.mutate && ((testCode, coveredLines) => hooks.mutate!(bt, testCode, coveredLines)),
-        store,
-      },
-      {
-        samples: settings.samples,
-        repairRounds: settings.repairRounds,
-        mutation: settings.mutation,
-        signal: hooks.signal,
-        onSlot: (slot) => {
-          if (slot.result) count(slot.result);
-          hooks.onProgress?.(progress);
+    const phase = (p: BenchPhase | null): void => hooks.onTaskPhase?.(bt, p, progress);
+    const imageFor = hooks.imageFor;
+    const mutate = hooks.mutate;
+    phase('context');
+    try {
+      await runTaskStep(
+        bt.task,
+        {
+          provider: hooks.onTaskPhase ? announcingProvider(hooks.provider, () => phase('generating')) : hooks.provider,
+          params: settings.params,
+          labels,
+          prompt: () => hooks.promptFor(bt),
+          evaluation: {
+            executor: hooks.executor,
+            checkout: bt.checkout,
+            image: imageFor && (() => (phase('environment'), imageFor(bt))),
+            timeouts: hooks.timeouts,
+            onPhase: (p) => phase(p as PhaseName),
+          },
+          mutate: mutate && ((testCode, coveredLines) => (phase('mutation'), mutate(bt, testCode, coveredLines))),
+          store,
         },
-      },
-    );
+        {
+          samples: settings.samples,
+          repairRounds: settings.repairRounds,
+          mutation: settings.mutation,
+          signal: hooks.signal,
+          onSlot: (slot) => {
+            if (slot.result) count(slot.result);
+            hooks.onProgress?.(progress);
+          },
+        },
+      );
+    } finally {
+      phase(null);
+    }
   };
 
   let interrupted = false;

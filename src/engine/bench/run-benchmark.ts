@@ -53,6 +53,8 @@ export interface BenchmarkServices {
 export interface BenchmarkIo {
   log(line: string): void;
   onProgress?(p: BenchProgress): void;
+  /** A task's phase as it changes (null: the task is done). */
+  onTaskPhase?: BenchHooks['onTaskPhase'];
   signal: AbortSignal;
 }
 
@@ -148,6 +150,7 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
     signal: io.signal,
     timeouts: plan.timeouts,
     onProgress: io.onProgress,
+    onTaskPhase: io.onTaskPhase,
   }).finally(() => builder.close());
 
   // A folder once shared by two processes (before the lock) may hold a slot twice: count it once.
