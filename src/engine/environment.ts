@@ -68,7 +68,7 @@ export function localVerdict(language: LanguageId, missingCommands: readonly str
   return {
     cause: `${named} ${missingCommands.length > 1 ? 'are' : 'is'} not installed (${adapter.displayName} needs ${missingCommands.length > 1 ? 'them' : 'it'} on PATH)`,
     short: `${named} missing`,
-    fix: `install ${adapter.displayName}: ${adapter.local.howToInstall}; then restart the editor. Or set xrepotest.executor to docker to run ${adapter.displayName} in a container.`,
+    fix: `install ${adapter.displayName} (${adapter.local.howToInstall}), then restart the editor or terminal so it finds it; or set xrepotest.executor to docker to run ${adapter.displayName} in a container`,
     setting: 'xrepotest.executor',
   };
 }
@@ -229,10 +229,14 @@ export function formatEnvironment(r: EnvironmentReport, opts: FormatOptions = {}
       }
       lines.push('  What a generated test sees (docker executor):', ...r.exposes.docker.map((l) => `    ${l}`));
     }
+    if (executor === 'docker' && 'missing' in r.engine) {
+      if (languages.length) lines.push(`  ${languages.map((l) => l.displayName).join(', ')}: can't run with the docker executor until a container engine answers`);
+      continue;
+    }
     for (const l of languages) {
       const v = l.verdicts[executor];
       lines.push(v ? `  ${l.displayName}: can't run here: ${v.cause}` : `  ${l.displayName}: ready${executor === 'docker' && 'image' in l.docker ? ` (image ${l.docker.image})` : ''}`);
-      if (v && (executor === 'local' || 'description' in r.engine)) lines.push(`    How to fix: ${v.fix}`);
+      if (v) lines.push(`    How to fix: ${v.fix}.`);
     }
   }
   const servers = languages.filter((l) => 'missing' in l.languageServer);

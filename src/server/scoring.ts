@@ -139,7 +139,7 @@ export function registerScoring(state: ServerState): void {
       ];
       const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' } });
-      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment] } });
+      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
       return lenses;
     });
   });
