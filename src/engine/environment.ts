@@ -66,9 +66,9 @@ export function localVerdict(language: LanguageId, missingCommands: readonly str
   const named = missingCommands.join(' and ');
   const adapter = adapterFor(language);
   return {
-    cause: `${named} ${missingCommands.length > 1 ? 'are' : 'is'} not installed (${adapter.displayName} needs ${missingCommands.length > 1 ? 'them' : 'it'} on PATH)`,
+    cause: `${named} ${missingCommands.length > 1 ? 'are' : 'is'} not installed`,
     short: `${named} missing`,
-    fix: `install ${adapter.displayName} (${adapter.local.howToInstall}), then restart the editor or terminal so it finds it; or set xrepotest.executor to docker to run ${adapter.displayName} in a container`,
+    fix: `install ${adapter.displayName} (${adapter.local.howToInstall}), then restart the editor or terminal so it finds ${named} on PATH; or set xrepotest.executor to docker to run ${adapter.displayName} in a container`,
     setting: 'xrepotest.executor',
   };
 }

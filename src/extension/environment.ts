@@ -14,7 +14,7 @@ export interface EngineNotRunning {
 /** For the extension's own tests and other extensions: what the status bar and the environment output say now. */
 export interface EnvironmentApi {
   status(): { text: string; tooltip: string };
-  /** The environment output's text (the last check, and a "How to fix" section above it). */
+  /** The environment output's text (the last check, and the last "How to fix" section below it). */
   outputText(): string;
 }
 
@@ -36,7 +36,8 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   let lastCheck = '';
   let fixNote = '';
   const writeOutput = (): void => {
-    output.replace([fixNote, lastCheck].filter(Boolean).join('\n\n'));
+    // The fix last: the output shows its end.
+    output.replace([lastCheck, fixNote && `── How to fix ──\n${fixNote}`].filter(Boolean).join('\n\n'));
   };
 
   const check = async (): Promise<CheckEnvironmentResult | EngineNotRunning> => {
@@ -93,9 +94,9 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
       fixNote = fixSection(v, functionName);
       writeOutput();
       output.show(true);
-      void vscode.window.showWarningMessage(`XRepoTest can't run this test here: ${v.cause}. ${v.fix}`, ...fixActions(v)).then((picked) => act(picked, v));
+      void vscode.window.showWarningMessage(`XRepoTest can't run this test here: ${v.cause}. How to fix: ${v.fix}.`, ...fixActions(v)).then((picked) => act(picked, v));
       return fixNote;
     }),
   );
-  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : (status.tooltip?.value ?? '') }), outputText: () => [fixNote, lastCheck].filter(Boolean).join('\n\n') };
+  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : (status.tooltip?.value ?? '') }), outputText: () => [lastCheck, fixNote].filter(Boolean).join('\n\n') };
 }

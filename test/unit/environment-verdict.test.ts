@@ -68,7 +68,8 @@ describe('Environment verdicts', () => {
   describe('the verdicts', () => {
     it('a missing toolchain names the commands and a user-level install, and offers the executor setting', () => {
       const v = localVerdict('julia', ['julia'])!;
-      assert.equal(v.cause, 'julia is not installed (Julia needs it on PATH)');
+      assert.equal(v.cause, 'julia is not installed');
+      assert.match(v.fix, /finds julia on PATH/);
       assert.equal(v.short, 'julia missing');
       assert.match(v.fix, /install\.julialang\.org/);
       assert.match(v.fix, /set xrepotest\.executor to docker/);
@@ -101,7 +102,7 @@ describe('Environment verdicts', () => {
         provider: 'baseline',
         environment: localVerdict('julia', ['julia'])!,
       });
-      assert.equal(summary, "⚠ can't run here: julia is not installed (Julia needs it on PATH)");
+      assert.equal(summary, "⚠ can't run here: julia is not installed");
       assert.doesNotMatch(summary, /Cov|IR|TPR|compile|✗|✓/);
     });
   });
