@@ -116,7 +116,9 @@ export function verdictOfProblem(problem: { cause: string; reason: string }, lan
   }
   const [cause, ...rest] = problem.reason.split('; ');
   const fix = rest.join('; ') || 'see "XRepoTest: Check the environment"';
-  return { cause, short: problem.cause.replace(/-/g, ' '), fix };
+  // A command the sentence names (`xrepotest doctor --repo …`, `go mod download`): one to copy.
+  const command = /`([^`]+)`/.exec(fix)?.[1];
+  return { cause, short: problem.cause.replace(/-/g, ' '), fix, ...(command ? { command } : {}) };
 }
 
 /** The addresses tried, from connectEngine's error (`  unix:///…: ENOENT` lines after `Tried:`). */

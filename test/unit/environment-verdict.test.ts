@@ -86,6 +86,7 @@ describe('Environment verdicts', () => {
       const deps = verdictOfProblem({ cause: 'dependencies-unresolvable', reason: 'the module github.com/x/y cannot be fetched; run `go mod download` with network' }, 'go', 'local');
       assert.equal(deps.cause, 'the module github.com/x/y cannot be fetched');
       assert.equal(deps.fix, 'run `go mod download` with network');
+      assert.equal(deps.command, 'go mod download');
       assert.match(fixSection(deps, 'Find'), /^Can't run here \(scoring Find\): the module/);
     });
 
