@@ -156,13 +156,14 @@ export function buildProgram(): Command {
     .option('--repo <dir>', 'check this repository checkout: its languages\' toolchains, and its own build through the executor (exit 1 on problems)')
     .option('--executor <kind>', 'with --repo: local or docker', 'local')
     .option('--lang <list>', 'with --repo: only these languages, comma-separated (default: those whose manifest is at the root)')
-    .action(async (opts: { json?: boolean; repo?: string; executor: string; lang?: string }) => {
+    .option('--developer', "without --repo: add what xrepotest's own developers need (the engine's raw messages, language servers as the repository sets them up)")
+    .action(async (opts: { json?: boolean; repo?: string; executor: string; lang?: string; developer?: boolean }) => {
       if (opts.repo) {
         process.exitCode = await runDoctorRepo({ repo: opts.repo, executor: opts.executor, lang: opts.lang, json: !!opts.json });
         return;
       }
       const report = await checkEnvironment();
-      process.stdout.write((opts.json ? JSON.stringify(report, null, 2) : formatEnvironment(report)) + '\n');
+      process.stdout.write((opts.json ? JSON.stringify(report, null, 2) : formatEnvironment(report, { developer: !!opts.developer })) + '\n');
     });
 
   registerImagesCommand(program);

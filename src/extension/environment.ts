@@ -1,48 +1,77 @@
 import * as vscode from 'vscode';
 import { CHECK_ENVIRONMENT, type CheckEnvironmentResult } from '../shared/protocol';
+import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
 import type { Engine } from './engine';
 import { EngineNotRunningError } from './engine-start';
+import { fixActions, fixSection, statusOf } from './environment-model';
+import { onDidScoreFunction } from './scoring';
 
 /** What "Check the environment" returns when the engine server is not running: why, and what to do. */
 export interface EngineNotRunning {
   engineNotRunning: string;
 }
 
+/** For the extension's own tests and other extensions: what the status bar and the environment output say now. */
+export interface EnvironmentApi {
+  status(): { text: string; tooltip: string };
+  /** The environment output's text (the last check, and the last "How to fix" section below it). */
+  outputText(): string;
+}
+
 /**
- * The status bar item (the engine's state at a glance) and the command that says what is missing.
- * The check is the engine's, so it runs in the engine server; when the server is down the command
- * reports that instead (why it is down is then what the user needs, and the extension host never
- * loads the engine).
+ * The status bar item (can the open workspace's languages run here, with the chosen executor?) and
+ * the commands that say what is missing and how a user installs it. The check is the engine's, so
+ * it runs in the engine server; when the server is down the command reports that instead (why it is
+ * down is then what the user needs, and the extension host never loads the engine).
  */
-export function registerEnvironment({ request, log, context }: Engine): void {
+export function registerEnvironment({ request, log, context }: Engine): EnvironmentApi {
   const status = vscode.window.createStatusBarItem('xrepotest.status', vscode.StatusBarAlignment.Left, 10);
   status.name = 'XRepoTest';
   status.command = 'xrepotest.checkEnvironment';
   status.text = '$(beaker) XRepoTest';
   status.tooltip = 'XRepoTest: checking what this machine can run…';
   status.show();
-  context.subscriptions.push(status);
+  const output = vscode.window.createOutputChannel('XRepoTest: Environment');
+  context.subscriptions.push(status, output);
+  let lastCheck = '';
+  let fixNote = '';
+  const writeOutput = (): void => {
+    // The fix last: the output shows its end.
+    output.replace([lastCheck, fixNote && `── How to fix ──\n${fixNote}`].filter(Boolean).join('\n\n'));
+  };
 
   const check = async (): Promise<CheckEnvironmentResult | EngineNotRunning> => {
     let report: CheckEnvironmentResult;
     try {
-      report = await request(CHECK_ENVIRONMENT, {});
+      report = await request(CHECK_ENVIRONMENT, { executor: vscode.workspace.getConfiguration('xrepotest').get<string>('executor', 'local') });
     } catch (e) {
       if (!(e instanceof EngineNotRunningError)) throw e;
       status.text = '$(error) XRepoTest: engine not running';
       status.tooltip = e.message;
       return { engineNotRunning: e.message };
     }
-    const runnable = report.languages.filter((l) => !l.local || 'image' in l.docker).map((l) => l.language);
-    const engine = 'description' in report.engine ? 'docker ✓' : 'docker ✗';
-    status.text = `$(beaker) XRepoTest: ${engine} · ${runnable.join(' ') || 'no language'}${report.missing.length ? ` · ${report.missing.length} missing` : ''}`;
-    status.tooltip = report.text;
-    log.info(`environment:\n${report.text}`);
+    const view = statusOf(report);
+    status.text = view.text;
+    status.tooltip = view.tooltip;
+    lastCheck = `XRepoTest: Check the environment (${new Date().toLocaleString()})\n\n${report.text}`;
+    writeOutput();
+    log.info(`environment: ${view.text.replace(/^\$\([a-z-]+\) /, '')}`);
     return report;
   };
-  void check().catch((e: Error) => log.error(`environment check failed: ${e.message}`));
+  const recheck = (): void => void check().catch((e: Error) => log.error(`environment check failed: ${e.message}`));
+  recheck();
+
+  const act = async (picked: string | undefined, v?: EnvironmentVerdictResult, text?: string): Promise<void> => {
+    if (picked === 'Copy command' && v?.command) await vscode.env.clipboard.writeText(v.command);
+    else if (picked === 'Copy' && text) await vscode.env.clipboard.writeText(text);
+    else if (picked === 'Open settings') await vscode.commands.executeCommand('workbench.action.openSettings', v?.setting ?? 'xrepotest.executor');
+    else if (picked === 'Check the environment') await vscode.commands.executeCommand('xrepotest.checkEnvironment');
+  };
 
   context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('xrepotest.executor') && recheck()),
+    // A scoring the machine stopped may be the first the status bar hears of a language (a new file).
+    onDidScoreFunction.event((r) => r.environment && recheck()),
     vscode.commands.registerCommand('xrepotest.checkEnvironment', async () => {
       const report = await check();
       if ('engineNotRunning' in report) {
@@ -50,10 +79,24 @@ export function registerEnvironment({ request, log, context }: Engine): void {
         void vscode.window.showErrorMessage(`XRepoTest: ${report.engineNotRunning}`, 'Show log').then((picked) => picked && log.show(true));
         return report;
       }
-      const action = report.missing.length ? 'Show what to install' : undefined;
-      const summary = report.missing.length ? `XRepoTest: ${report.missing.length} pieces missing.` : 'XRepoTest: everything is installed.';
-      void vscode.window.showInformationMessage(summary, ...(action ? [action] : [])).then((picked) => picked && log.show());
+      output.show(true);
+      const blocked = statusOf(report).blocked;
+      const summary = blocked.length
+        ? `XRepoTest: ${blocked.map((b) => b.displayName).join(', ')} can't run here with the ${report.executor} executor. The "XRepoTest: Environment" output says how to fix it.`
+        : `XRepoTest: this workspace's languages run here with the ${report.executor} executor.`;
+      const show = blocked.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      void show(summary, 'Copy', 'Open settings').then((picked) => act(picked, undefined, report.text));
       return report;
     }),
+    // The lens's action on an environment verdict: the cause, the fix, and a button for it.
+    vscode.commands.registerCommand('xrepotest.howToFixEnvironment', async (v?: EnvironmentVerdictResult, functionName?: string) => {
+      if (!v) return vscode.commands.executeCommand('xrepotest.checkEnvironment');
+      fixNote = fixSection(v, functionName);
+      writeOutput();
+      output.show(true);
+      void vscode.window.showWarningMessage(`XRepoTest can't run this test here: ${v.cause}. How to fix: ${v.fix}.`, ...fixActions(v)).then((picked) => act(picked, v));
+      return fixNote;
+    }),
   );
+  return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : (status.tooltip?.value ?? '') }), outputText: () => [lastCheck, fixNote].filter(Boolean).join('\n\n') };
 }

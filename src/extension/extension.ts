@@ -7,7 +7,7 @@ import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
-import { registerEnvironment } from './environment';
+import { registerEnvironment, type EnvironmentApi } from './environment';
 import { editorLanguages } from './languages';
 import { registerScoring } from './scoring';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -20,7 +20,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -43,7 +43,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -60,12 +60,12 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
       return true;
     }),
   );
-  registerEnvironment(engine);
+  const environment = registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench };
+  return { annotator, testing: registerTesting(engine), bench, environment };
 }
 
 export async function deactivate(): Promise<void> {

@@ -147,7 +147,12 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     }
     const state = candidateState(r);
     if (state === 'passed') set(c.item, state, []);
-    else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);
+    else if (r.environment) {
+      // The machine's gap, not the test's: the cause and the fix, and none of the test's actions (repair, accept).
+      const m = new vscode.TestMessage(`Can't run here: ${r.environment.cause}.\nHow to fix: ${r.environment.fix}`);
+      m.contextValue = 'xrepotest.environment';
+      set(c.item, 'errored', [m]);
+    } else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);
     else set(c.item, state, [messageOf(c, state, r.reason ?? 'the test did not pass', undefined)]);
     for (const p of r.phases) {
       run.appendOutput(`── ${c.item.label}: ${p.phase} (exit ${p.exitCode ?? 'killed'}${p.timedOut ? ', timed out' : ''})\r\n${p.output.replace(/\r?\n/g, '\r\n')}\r\n`, undefined, c.item);

@@ -12,6 +12,7 @@ import { mutationFraction } from '../engine/mutate/counts';
 import type { MutationResult } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { refusalOf } from '../engine/extract/targeting';
+import { verdictOfProblem, type EnvironmentVerdict } from '../engine/environment';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { EngineSettings } from '../shared/protocol';
@@ -152,7 +153,9 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
 }
 
 /** `✓ TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
-export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation'>): string {
+export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation' | 'environment'>): string {
+  // The machine's gap, not the test's: no metrics for a test that never ran.
+  if (r.environment) return `⚠ can't run here: ${r.environment.cause}`;
   const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
   // A tampering slot's report is the test's own forgery: its counts are not shown as a rate.
   const tpr = !r.compiled ? 'does not compile' : r.failureCategory === 'tampering' ? 'tampering detected' : `TPR ${r.testsPassed}/${r.testsRan}`;
@@ -187,7 +190,8 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
   const testFileName = placement ? path.posix.basename(placement.relPath) : undefined;
   const compile = [...e.phases].reverse().find((p) => p.phase.startsWith('compile'));
   const compileError =
-    !e.score.compiled && compile
+    e.environment ? null
+    : !e.score.compiled && compile
       ? { message: map(tailOf(compile.output, PHASE_LOG_CHARS)), ...(testFileName ? locateInTest(compile.output, testFileName) : undefined) }
       : !e.score.compiled && e.error
         ? { message: e.error }
@@ -218,6 +222,8 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     reason: e.score.reason === null ? null : map(e.score.reason),
     testCode,
     provider: by.provider,
+    // The harness or the machine failed before the test ran: a verdict with its fix, and nothing measured.
+    ...(e.environment ? { invoked: false, environment: verdictOfProblem({ cause: e.environment.cause, reason: map(e.environment.reason) }, focal.adapter.id, e.executor.kind) } : {}),
   };
   return {
     ...base,
@@ -234,6 +240,45 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     compileError,
     placement,
     phases: e.phases.map((p) => ({ phase: p.phase, exitCode: p.exitCode, timedOut: p.timedOut, durationMs: p.durationMs, output: map(tailOf(p.output, PHASE_LOG_CHARS)) })),
+  };
+}
+
+/**
+ * A scoring refused before anything was generated or run (environment.ts's `environmentRefusal`):
+ * the verdict alone, with no test, no cases and no metrics.
+ */
+export function environmentResultOf(focal: Focal, by: Authorship, environment: EnvironmentVerdict): ScoreFunctionResult {
+  const { root, task } = focal;
+  const base = {
+    functionName: task.function_name,
+    compiled: false,
+    passed: false,
+    testsRan: 0,
+    testsPassed: 0,
+    coveredLines: [],
+    executableLines: [],
+    invoked: false,
+    failureCategory: 'environment',
+    reason: `${environment.cause}; ${environment.fix}`,
+    testCode: '',
+    provider: by.provider,
+    environment,
+  };
+  return {
+    ...base,
+    summary: summaryOf(base),
+    uri: focal.uri,
+    startLine: task.function_component.start_line,
+    endLine: task.function_component.end_line,
+    focalFile: path.join(root, focalPathInRepo(task)),
+    focalLines: [],
+    model: by.model,
+    sample: by.sample,
+    round: by.round,
+    cases: [],
+    compileError: null,
+    placement: null,
+    phases: [],
   };
 }
 

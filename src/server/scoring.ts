@@ -19,7 +19,8 @@ import { runMutationTesting, toResultMutation, type MutationResult } from '../en
 import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
-import { focalOf, remember, reportRunnerPhase, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
+import { environmentRefusal } from './environment';
+import { environmentResultOf, focalOf, remember, reportRunnerPhase, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
@@ -49,8 +50,15 @@ export type EditorSlot =
  */
 export async function scoreSlot(state: ServerState, focal: Focal, provider: Provider, settings: EngineSettings, slot: EditorSlot, p: Progress, credentials?: Credentials): Promise<ScoreFunctionResult> {
   const repair = slot.kind === 'repair';
-  const executor = await state.executor(settings.executor);
   const params = paramsFor(settings);
+  // The machine cannot run the language with this executor: say so before generating or running anything.
+  const refused = await environmentRefusal(state, focal, settings);
+  if (refused) {
+    const result = environmentResultOf(focal, { provider: provider.id, model: params.model, sample: slot.sample, round: repair ? slot.round + 1 : 0 }, refused);
+    showScoreOnLens(state, result);
+    return result;
+  }
+  const executor = await state.executor(settings.executor);
   const task: LoadedTask = { task: focal.task, language: focal.adapter.id, file: path.join(focal.root, focal.relPath), line: 0 };
   let mutation: MutationResult | undefined;
   const slots = await runTaskStep(
@@ -146,6 +154,7 @@ export function registerScoring(state: ServerState): void {
       ];
       const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' } });
+      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
       // While the function is being scored: what it is doing, and Cancel.
       const running = scoringsInFlight.get(doc.uri, f.startLine);
       if (running) lenses.push(...progressLenses(running).map((command) => ({ range, command })));

@@ -14,7 +14,8 @@ import {
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
 import { acceptedPlacement, workspacePathOf } from './candidate-mapping';
-import { evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
+import { environmentResultOf, evaluateFor, feedbackFor, focalOf, resultOf, withProgress } from './candidates';
+import { environmentRefusal } from './environment';
 import { providerFor } from './generation';
 import { scoreNewSample, scoreSlot } from './scoring';
 import type { ServerState } from './state';
@@ -26,9 +27,12 @@ export function registerTesting(state: ServerState): void {
 
   onClientRequest(connection, RUN_CANDIDATE, async (params: RunCandidateParams, token): Promise<ScoreFunctionResult> => {
     const focal = await focalOf(state, params.uri, params.startLine, params.settings);
+    const by = { provider: params.provider ?? 'manual', model: params.model ?? 'manual', sample: params.sample ?? 0, round: params.round ?? 0 };
+    // The machine cannot run the language with this executor (a container engine stopped since): the verdict, not a run.
+    const refused = await environmentRefusal(state, focal, params.settings);
+    if (refused) return { ...environmentResultOf(focal, by, refused), testCode: params.testCode };
     return withProgress(state, token, `XRepoTest: running a test of ${focal.task.function_name}`, 'running the test in a disposable copy', async (p) => {
       const e = await evaluateFor(state, focal, params.testCode, params.settings, p);
-      const by = { provider: params.provider ?? 'manual', model: params.model ?? 'manual', sample: params.sample ?? 0, round: params.round ?? 0 };
       return resultOf(focal, params.testCode, by, e, params.coverage ?? true);
     }, { focal, phase: { kind: 'starting' } });
   });

@@ -122,12 +122,20 @@ export const withSettingsProperties = {
   credentials: optional<JSONSchemaType<Credentials>>({ type: 'object', required: [], properties: { apiKey: optional(str), embeddingApiKey: optional(str) } }),
 };
 
-/** What this machine can run (executors, images, language servers) and what to install; `text` is the report in words. */
-export type CheckEnvironmentParams = Record<string, never>;
-export type CheckEnvironmentResult = WireEnvironmentReport & { text: string };
+/**
+ * What this machine can run (executors, images, language servers) and what to install. `languages`
+ * covers every language; `text` is the report in a user's words, scoped to the open workspace's
+ * languages (`workspaceLanguages`, found by the server in the workspace folders) and to the executor
+ * asked for (default: the server's setting).
+ */
+export interface CheckEnvironmentParams {
+  executor?: string;
+}
+export type CheckEnvironmentResult = WireEnvironmentReport & { text: string; executor: string; workspaceLanguages: string[] };
 export const CHECK_ENVIRONMENT = new ClientRequest<CheckEnvironmentParams, CheckEnvironmentResult>('xrepotest/checkEnvironment', {
   type: 'object',
   required: [],
+  properties: { executor: optional(str) },
 });
 
 /** The client's settings changed (the filters change which functions get lenses). */

@@ -25,6 +25,12 @@ export interface ScoreFunctionResult {
   /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
   summary: string;
   /**
+   * Set when the test could not run because of the machine, not the test (the language's toolchain
+   * missing, no container engine or image, a dependency that cannot resolve): the cause, how to fix
+   * it, and a command to copy or the setting to change. No metrics are shown then.
+   */
+  environment?: EnvironmentVerdictResult;
+  /**
    * Mutation testing of a passing test on the lines it covers (METRICS.md items 6 and 8), counted as
    * the stored records count it: killed by a failing test and timed out apart, both detected in the
    * score; viable leaves out mutants that do not compile. Absent when not run (the test did not pass,
@@ -52,6 +58,19 @@ export interface ScoreFunctionResult {
   placement: CandidatePlacement | null;
   /** The phases' logs (sandbox paths mapped back to the workspace, tails kept). */
   phases: CandidatePhase[];
+}
+
+export interface EnvironmentVerdictResult {
+  /** `julia is not installed (Julia needs it on PATH)`. */
+  cause: string;
+  /** How the user fixes it. */
+  fix: string;
+  /** A few words (`julia missing`). */
+  short?: string;
+  /** A command to copy, when the fix is one. */
+  command?: string;
+  /** The setting that changes it (`xrepotest.executor`). */
+  setting?: string;
 }
 
 export interface FocalLine {

@@ -7,10 +7,24 @@
 
 // ── The environment check ──────────────────────────────────────────────────────────────────────
 
+/** Why a language cannot run with an executor, for people (the engine's EnvironmentVerdict). */
+export interface WireEnvironmentVerdict {
+  cause: string;
+  /** A few words for the status bar: `julia missing`. */
+  short: string;
+  fix: string;
+  command?: string;
+  setting?: string;
+}
+
 export interface WireLanguageReadiness {
   language: string;
+  displayName: string;
   /** null: the local executor can run it; else why not and what to install. */
   local: string | null;
+  localMissing: string[];
+  /** null where the executor can run the language; else the user's verdict. */
+  verdicts: { local: WireEnvironmentVerdict | null; docker: WireEnvironmentVerdict | null };
   /** The docker image to run it in, or why there is none. */
   docker: { image: string } | { missing: string };
   /** The headless language server for LSP context, or what to install. */
@@ -23,7 +37,7 @@ export interface WireEnvironmentReport {
   /** What a generated test can see and change, per executor, one line each. */
   exposes: { local: string[]; docker: string[] };
   /** The Docker Engine API that answered (Docker or Podman), or why none did. */
-  engine: { description: string } | { missing: string };
+  engine: { description: string } | { missing: string; tried?: string[] };
   languages: WireLanguageReadiness[];
   /** What to install, one line each; empty when everything is there. */
   missing: string[];

@@ -16,7 +16,9 @@ describe('xrepotest doctor: what this machine can run', function () {
       assert.ok(report.missing.some((m) => m.includes('julia is not installed')), 'listed among what to install');
     }
     const text = formatEnvironment(report);
-    for (const l of ['rust', 'go', 'php', 'ruby', 'julia']) assert.match(text, new RegExp(`^  ${l} +local (ok|missing)`, 'm'));
-    assert.match(text, report.missing.length ? /^to install:/m : /^nothing missing$/m);
+    for (const l of ['Rust', 'Go', 'PHP', 'Ruby', 'Julia']) assert.match(text, new RegExp(`^  ${l}: (ready|can't run here: .*)$`, 'm'));
+    if (!hasTool('julia')) assert.match(text, /^  Julia: can't run here: julia is not installed\n {4}How to fix: install Julia \(/m);
+    assert.match(text, report.languages.some((l) => l.verdicts.local || l.verdicts.docker) ? /^After installing, restart the editor/m : /^Nothing missing/m);
+    assert.doesNotMatch(text, /npm install|scripts\/setup\.sh|Tried:\s*$/m, 'user-level: no developer advice, no dangling "Tried:"');
   });
 });

@@ -173,8 +173,8 @@ describe('xrepotest doctor: what each executor exposes', function () {
     if (!new LocalExecutor().isolated) skipBecause(this, 'bubblewrap is not installed');
     const report = await checkEnvironment();
     const text = formatEnvironment(report);
-    assert.match(text, /what a generated test sees of the host:\n {4}read-only: \/usr/);
-    assert.match(text, /what a generated test sees \(docker executor\):\n {4}read-only: nothing of the host/);
+    assert.match(text, /What a generated test sees of this machine:\n {4}read-only: \/usr/);
+    assert.match(text, /What a generated test sees \(docker executor\):\n {4}read-only: nothing of the host/);
     const args = localHostViewArgs();
     const readOnly = report.exposes.local.find((l) => l.startsWith('read-only: '))!;
     const named = readOnly.slice('read-only: '.length).replace(/ \(and the links .*\)$/, '').split(', ');

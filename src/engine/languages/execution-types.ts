@@ -45,6 +45,11 @@ export interface LanguageImage {
 export interface LocalTools {
   /** The commands the phases call, and how to get each. */
   required: ReadonlyArray<{ cmd: string; install: string }>;
+  /**
+   * How a user installs the toolchain on their own machine (Debian/Ubuntu and macOS), in words and
+   * commands they can copy: what "Check the environment" and an environment verdict say.
+   */
+  howToInstall: string;
   /** Version commands for `info` (first line of the output, by command). */
   versionCommands: ReadonlyArray<readonly [string, readonly string[]]>;
   /** More `info` versions (PHP: the project-local PHPUnits a constraint may pick). */
@@ -133,6 +138,8 @@ export interface LanguageLsp {
   resolveServer(): ServerSpec;
   /** The name the server goes by in messages ("gopls"). */
   serverName: string;
+  /** How a user installs the server (the LSP context mode only), for "Check the environment". */
+  howToInstall: string;
   /** Ask typeDefinition before definition for parameter types (Ruby: a parameter's definition is itself). */
   typeDefinitionFirst?: boolean;
   /** Test code inside a source file that the syntax alone shows (Rust `#[test]`, `#[cfg(test)] mod`). */

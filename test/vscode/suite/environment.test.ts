@@ -14,7 +14,8 @@ describe('environment check and settings', () => {
     assert.ok(report, 'the command returned the report');
     assert.deepStrictEqual(report.languages.map((l) => l.language).sort(), ['go', 'julia', 'php', 'ruby', 'rust']);
     assert.strictEqual(report.languages.find((l) => l.language === 'go')!.local, null, 'go runs on this machine');
-    assert.match(report.text, /^local executor: /);
+    assert.match(report.text, /^Executor: local \(setting xrepotest\.executor\)/);
+    assert.doesNotMatch(report.text, /npm install|scripts\/setup\.sh/, 'no developer advice in the default text');
   });
 
   it('the settings are contributed with descriptions, and hold no API key', () => {

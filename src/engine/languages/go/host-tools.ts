@@ -10,6 +10,7 @@ function firstLine(cmd: string, args: string[]): string | null {
 /** What Go's phases need on the host (local executor). */
 export const goHostTools: LocalTools = {
   required: [{ cmd: 'go', install: 'https://go.dev/dl/, or Debian golang-go' }],
+  howToInstall: 'Debian/Ubuntu: `sudo apt install golang-go` (or the newest Go from https://go.dev/dl/); macOS: `brew install go`',
   versionCommands: [['go', ['version']]],
   hostCommands: ['go'],
   hostDirs({ env, has, outputLines }) {

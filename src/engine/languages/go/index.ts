@@ -39,6 +39,7 @@ export const goAdapter: LanguageAdapter = {
     syntax: goLspSyntax,
     resolveServer: resolveGopls,
     serverName: 'gopls',
+    howToInstall: '`go install golang.org/x/tools/gopls@latest` (it lands in `$(go env GOPATH)/bin`; put that folder on PATH)',
   },
   editor: goEditor,
 };

@@ -39,6 +39,7 @@ export const juliaAdapter: LanguageAdapter = {
     syntax: juliaLspSyntax,
     resolveServer: resolveJuliaServer,
     serverName: 'LanguageServer.jl',
+    howToInstall: 'in Julia: `using Pkg; Pkg.add("LanguageServer")`',
   },
   editor: juliaEditor,
 };

@@ -7,6 +7,7 @@ export const phpHostTools: LocalTools = {
     { cmd: 'php', install: 'Debian php-cli php-xml php-mbstring php-pcov' },
     { cmd: 'phpunit', install: 'Debian phpunit, or composer require --dev phpunit/phpunit' },
   ],
+  howToInstall: "Debian/Ubuntu: `sudo apt install php-cli php-xml php-mbstring php-pcov phpunit composer`; macOS: `brew install php composer`, then `composer global require phpunit/phpunit` and put Composer's global bin folder on PATH",
   versionCommands: [['php', ['--version']], ['phpunit', ['--version']]],
   // The project-local PHPUnits a package's constraint may pick instead (runners.ts).
   moreVersions(): Record<string, string> {

@@ -39,6 +39,7 @@ export const phpAdapter: LanguageAdapter = {
     syntax: phpLspSyntax,
     resolveServer: resolveIntelephense,
     serverName: 'intelephense',
+    howToInstall: 'intelephense (a Node.js language server) was not found next to XRepoTest; the other context modes (setting xrepotest.mode) work without it',
   },
   editor: phpEditor,
 };

@@ -39,6 +39,7 @@ export const rubyAdapter: LanguageAdapter = {
     syntax: rubyLspSyntax,
     resolveServer: resolveTypeProf,
     serverName: 'TypeProf',
+    howToInstall: '`gem install typeprof`',
     // A parameter's definition is the parameter itself: its type's comes from typeDefinition.
     typeDefinitionFirst: true,
   },

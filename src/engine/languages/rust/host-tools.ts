@@ -10,6 +10,7 @@ export const rustHostTools: LocalTools = {
     { cmd: 'cargo', install: 'rustup, https://rustup.rs' },
     { cmd: 'rustc', install: 'rustup, https://rustup.rs' },
   ],
+  howToInstall: "Debian/Ubuntu and macOS: install rustup from https://rustup.rs (`curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh`)",
   versionCommands: [['rustc', ['--version']], ['cargo', ['--version']]],
   hostCommands: ['cargo', 'rustc', 'rustup'],
   hostDirs({ env, home, has }) {

@@ -41,6 +41,7 @@ export const rustAdapter: LanguageAdapter = {
     syntax: rustLspSyntax,
     resolveServer: resolveRustAnalyzer,
     serverName: 'rust-analyzer',
+    howToInstall: '`rustup component add rust-analyzer`',
     isTestCodeNode: isRustTestCodeNode,
   },
   testOnlyItems: testGatedItems,

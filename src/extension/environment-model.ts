@@ -1,0 +1,63 @@
+/**
+ * What the status bar and "How to fix" say about the environment, from the engine's check: no
+ * `vscode` import, so test/unit checks it. Only the open workspace's languages are flagged, and the
+ * container engine only when the executor is docker.
+ */
+import type { CheckEnvironmentResult } from '../shared/protocol';
+import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
+
+export type StatusReport = Pick<CheckEnvironmentResult, 'languages' | 'engine' | 'executor' | 'workspaceLanguages'>;
+
+export interface StatusView {
+  text: string;
+  tooltip: string;
+  /** The workspace's languages that cannot run with the chosen executor. */
+  blocked: Array<{ language: string; displayName: string; verdict: EnvironmentVerdictResult }>;
+}
+
+const executorOf = (r: StatusReport): 'local' | 'docker' => (r.executor === 'docker' ? 'docker' : 'local');
+
+/** `$(beaker) XRepoTest: Go ✓`, `$(warning) XRepoTest: Ruby can't run (bundle missing)`. */
+export function statusOf(r: StatusReport): StatusView {
+  const executor = executorOf(r);
+  const ours = r.languages.filter((l) => r.workspaceLanguages.includes(l.language));
+  const blocked = ours.flatMap((l) => (l.verdicts[executor] ? [{ language: l.language, displayName: l.displayName, verdict: l.verdicts[executor]! }] : []));
+  const engineDown = executor === 'docker' && 'missing' in r.engine;
+  if (!ours.length) {
+    return {
+      text: engineDown ? '$(warning) XRepoTest: no container engine' : '$(beaker) XRepoTest',
+      tooltip: `XRepoTest: no ${r.languages.map((l) => l.displayName).join(', ')} files found in this workspace.${engineDown ? ' No container engine (Docker or Podman) answered for the docker executor.' : ''} Click to check the environment.`,
+      blocked,
+    };
+  }
+  const parts = ours.map((l) => {
+    const v = l.verdicts[executor];
+    return v ? `${l.displayName} can't run (${v.short})` : `${l.displayName} ✓`;
+  });
+  // A down engine is one cause for every language: said once.
+  const text = engineDown ? `XRepoTest: no container engine (${ours.map((l) => l.displayName).join(', ')} can't run)` : `XRepoTest: ${parts.join(' · ')}${executor === 'docker' ? ' · container engine ✓' : ''}`;
+  const lines = [
+    `XRepoTest (${executor} executor)`,
+    ...ours.map((l) => {
+      const v = l.verdicts[executor];
+      return v ? `${l.displayName}: can't run here: ${v.cause}. How to fix: ${v.fix}` : `${l.displayName}: ready`;
+    }),
+    'Click to check the environment.',
+  ];
+  return { text: `${blocked.length ? '$(warning)' : '$(beaker)'} ${text}`, tooltip: lines.join('\n'), blocked };
+}
+
+/** The buttons a "How to fix" message offers, in order: copy the command, open the setting, the full check. */
+export function fixActions(v: EnvironmentVerdictResult): string[] {
+  return [...(v.command ? ['Copy command'] : []), ...(v.setting ? ['Open settings'] : []), 'Check the environment'];
+}
+
+/** The "How to fix" section: the verdict in words, for the environment output. */
+export function fixSection(v: EnvironmentVerdictResult, functionName?: string): string {
+  return [
+    `Can't run here${functionName ? ` (scoring ${functionName})` : ''}: ${v.cause}`,
+    `How to fix: ${v.fix}`,
+    ...(v.command ? [`Command: ${v.command}`] : []),
+    ...(v.setting ? [`Setting: ${v.setting}`] : []),
+  ].join('\n');
+}
