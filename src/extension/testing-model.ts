@@ -76,7 +76,7 @@ export interface CandidatePick {
 
 /** Who wrote a test, in plain words: the model (or the baseline, or a hand-written run) and which attempt. */
 export function writtenBy(r: Pick<ScoreFunctionResult, 'provider' | 'model' | 'sample' | 'round'>): string {
-  const who = r.provider === 'baseline' ? 'the offline baseline (no model)' : r.provider === 'manual' ? 'hand-written' : r.model && r.model !== r.provider ? `${r.model} (${r.provider})` : r.provider;
+  const who = r.provider === 'baseline' ? 'the offline baseline (no model)' : r.provider === 'manual' ? 'hand' : r.model && r.model !== r.provider ? `${r.model} (${r.provider})` : r.provider;
   const attempt = `attempt ${r.sample + 1}${r.round > 0 ? `, repair ${r.round}` : ''}`;
   return `written by ${who} · ${attempt}`;
 }
