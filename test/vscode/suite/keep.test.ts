@@ -1,5 +1,7 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Engine } from '../../../src/extension/engine';
@@ -40,6 +42,37 @@ func TestStatusNoSuchHelper(t *testing.T) {
 }
 `;
 
+/** A model's repair of WRONG_VALUE, as an OpenAI-compatible server answers it. */
+const REPAIRED = [
+  '```go',
+  'package inventory',
+  '',
+  'import "testing"',
+  '',
+  'func TestStatusRepaired(t *testing.T) {',
+  '\tit := Item{SKU: "bk-1", Quantity: 0}',
+  '\tif got := it.Status(1); got != "out-of-stock" {',
+  '\t\tt.Errorf("got %q, want %q", got, "out-of-stock")',
+  '\t}',
+  '}',
+  '```',
+].join('\n');
+
+/** A local chat-completions endpoint that records what it is sent and answers REPAIRED. */
+function startChatServer(received: string[]): Promise<http.Server> {
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(data || '{}') as { model?: string; messages?: Array<{ content: string }> };
+      received.push((body.messages ?? []).map((m) => m.content).join('\n'));
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ id: 'r', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: REPAIRED }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
 const children = (item: vscode.TestItem): vscode.TestItem[] => {
   const out: vscode.TestItem[] = [];
   item.children.forEach((i) => out.push(i));
@@ -66,7 +99,9 @@ describe('Keep a generated test', () => {
   const closeAll = () => vscode.commands.executeCommand('workbench.action.closeAllEditors');
 
   before(async function () {
-    this.timeout(240_000);
+    // The first scoring of the session builds the package (slow on a busy machine); mutants are not what this tests.
+    this.timeout(480_000);
+    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', false, vscode.ConfigurationTarget.Global);
     const ext = vscode.extensions.getExtension<Engine & { testing: TestingApi }>(EXTENSION_ID);
     assert.ok(ext);
     editor = await openInEditor(FILE);
@@ -84,6 +119,7 @@ describe('Keep a generated test', () => {
   });
 
   afterEach(() => fs.rmSync(accepted(), { force: true }));
+  after(() => vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', undefined, vscode.ConfigurationTarget.Global));
 
   it('the score lens of a passing test has "Accept test" beside it (screenshot)', async function () {
     this.timeout(60_000);
@@ -240,5 +276,33 @@ describe('Keep a generated test', () => {
       /the offline baseline cannot repair a test; choose a model in xrepotest\.provider/,
     );
     await vscode.commands.executeCommand('notifications.clearAll');
+  });
+
+  it('"Repair with model" with a model sends the failed test and its log, and adds the repair as a new candidate', async function () {
+    this.timeout(180_000);
+    const received: string[] = [];
+    const server = await startChatServer(received);
+    const config = vscode.workspace.getConfiguration('xrepotest');
+    try {
+      assert.strictEqual(await vscode.commands.executeCommand('xrepotest.setApiKey', 'openai-compatible', 'sk-keep-test-0123456789'), true);
+      await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
+      await config.update('model', 'local-repairer', vscode.ConfigurationTarget.Global);
+      await config.update('baseUrl', `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, vscode.ConfigurationTarget.Global);
+      const focal = testing.controller.items.get(`${editor.document.uri.toString()}#${STATUS_LINE}`)!;
+      const before = children(focal).length;
+      const r = (await vscode.commands.executeCommand('xrepotest.repairWithModel', { test: wrongItem })) as ScoreFunctionResult;
+      assert.ok(r, 'the repair returned a score');
+      assert.strictEqual(received.length, 1, 'one call reached the model');
+      assert.match(received[0], /TestStatusWrongValue/, 'the repair prompt holds the failed test');
+      assert.match(received[0], /out-of-stock/, 'and its error log');
+      assert.strictEqual(r.round, 1);
+      assert.strictEqual(r.passed, true, r.reason ?? r.summary);
+      assert.match(r.testCode, /TestStatusRepaired/);
+      assert.strictEqual(children(focal).length, before + 1);
+      assert.match(String(children(focal).at(-1)!.label), /^local-repairer #\d+ \(repair 1\)$/);
+    } finally {
+      for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
