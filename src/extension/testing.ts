@@ -364,7 +364,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       record(r);
       return r;
     } catch (e) {
-      const message = (e as Error).message;
+      // The server's own words, without the LSP client's "Request … failed with message:" in front.
+      const message = (e as Error).message.replace(/^Request \S+ failed with message: /, '');
       if (wasCancelled(e)) {
         log.info(`${what} cancelled`);
         return undefined;
