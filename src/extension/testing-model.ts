@@ -51,3 +51,49 @@ export class CoverageAccumulator {
       }));
   }
 }
+
+/**
+ * Whether "Repair with model" can do anything with this provider: the offline baseline reads no
+ * prompt (a repair would be the same test again) and replay only plays back what was recorded, so
+ * neither is offered Repair; the server refuses the baseline with the reason if it is invoked anyway.
+ */
+export function canRepair(provider: string): boolean {
+  return provider !== 'baseline' && provider !== 'replay';
+}
+
+/** A candidate as the quick pick of "Accept into project" / "Open as editable" lists it. */
+export interface CandidateSummary {
+  /** The Testing view's label, `baseline #1`. */
+  label: string;
+  result: Pick<ScoreFunctionResult, 'functionName' | 'summary' | 'passed' | 'compiled' | 'provider' | 'model' | 'sample' | 'round' | 'focalFile'>;
+}
+
+export interface CandidatePick {
+  label: string;
+  description: string;
+  detail: string;
+}
+
+/** Who wrote a test, in plain words: the model (or the baseline, or a hand-written run) and which attempt. */
+export function writtenBy(r: Pick<ScoreFunctionResult, 'provider' | 'model' | 'sample' | 'round'>): string {
+  const who = r.provider === 'baseline' ? 'the offline baseline (no model)' : r.provider === 'manual' ? 'hand' : r.model && r.model !== r.provider ? `${r.model} (${r.provider})` : r.provider;
+  const attempt = `attempt ${r.sample + 1}${r.round > 0 ? `, repair ${r.round}` : ''}`;
+  return `written by ${who} · ${attempt}`;
+}
+
+/**
+ * The palette's list of this session's candidates: newest first, passing ones before the rest (the
+ * ones worth keeping), each with its function and score as the description and its author as the detail.
+ */
+export function candidatePicks(candidates: readonly CandidateSummary[], baseName: (file: string) => string): Array<CandidatePick & { index: number }> {
+  const mark = (r: CandidateSummary['result']): string => (r.passed ? '$(pass)' : r.compiled ? '$(error)' : '$(warning)');
+  return candidates
+    .map((c, index) => ({ c, index }))
+    .sort((a, b) => Number(b.c.result.passed) - Number(a.c.result.passed) || b.index - a.index)
+    .map(({ c, index }) => ({
+      index,
+      label: `${mark(c.result)} ${c.result.functionName} — ${c.label}`,
+      description: `${baseName(c.result.focalFile)} · ${c.result.summary}`,
+      detail: writtenBy(c.result),
+    }));
+}

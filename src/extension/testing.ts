@@ -13,12 +13,16 @@ import type { WithSettings } from '../shared/protocol';
 import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
 import { isScoringBusy, onDidScoreFunction } from './scoring';
-import { requestSettings } from './settings';
-import { candidateLabel, candidateState, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
+import { engineSettings, requestSettings } from './settings';
+import { candidateLabel, candidatePicks, candidateState, canRepair, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
 import { requireTrust } from './trust';
 
 /** Generated tests are shown read-only under this scheme until "Accept into project" writes one. */
 const CANDIDATE_SCHEME = 'xrepotest-candidate';
+/** True while the active editor is an editable copy of a candidate ("Open as editable"): its title bar offers Accept. */
+const EDITING_CANDIDATE_KEY = 'xrepotest.editingCandidate';
+/** True when the configured provider can repair a test (not the baseline, not replay): the failure peek's first action is then Repair. */
+const CAN_REPAIR_KEY = 'xrepotest.canRepair';
 
 type ProfileKind = 'run' | 'coverage';
 
@@ -57,6 +61,15 @@ interface TestMessageMenuArgs {
   message?: vscode.TestMessage;
 }
 
+/** The score lens's "Accept test": the function whose latest scored test it is. */
+interface FunctionArgs {
+  uri: string;
+  startLine: number;
+}
+
+/** What the keep commands are called with: a Testing view item or message, a lens's function, an editor's document (title bar), or nothing (palette). */
+type CandidateArg = TestMessageMenuArgs | vscode.TestItem | FunctionArgs | vscode.Uri | undefined;
+
 /**
  * The native Testing view for generated tests: focal function -> candidate (one generated or re-run
  * test) -> the runner's test cases. Every "Generate scored tests" adds a candidate with its run; Run and
@@ -66,6 +79,11 @@ interface TestMessageMenuArgs {
 export function registerTesting({ request: send, log, context }: Engine): TestingApi {
   const controller = vscode.tests.createTestController('xrepotest', 'XRepoTest generated tests');
   const byItem = new Map<string, Candidate>();
+  /** Every candidate of the session, oldest first (the palette lists them). */
+  const all: Candidate[] = [];
+  /** By the read-only view's URI, and by the URI of an editable copy ("Open as editable"). */
+  const byDoc = new Map<string, Candidate>();
+  const editableOf = new Map<string, Candidate>();
   const seqOf = new Map<string, number>();
   const codeOf = new Map<string, string>();
   const runs: TestingRunRecord[] = [];
@@ -117,6 +135,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     const item = controller.createTestItem(`${focal.id}/${seq}`, candidateLabel(r.model, seq, r.round), doc);
     const c: Candidate = { item, focal, result: r, doc };
     byItem.set(item.id, c);
+    all.push(c);
+    byDoc.set(doc.toString(), c);
     focal.children.add(item);
     showResult(c, r);
     return c;
@@ -287,11 +307,60 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     }),
   );
 
-  const candidateFrom = (arg: TestMessageMenuArgs | vscode.TestItem | undefined): Candidate | undefined => {
-    const item = arg && 'id' in arg && 'children' in arg ? arg : (arg as TestMessageMenuArgs | undefined)?.test;
-    const c = item ? byItem.get(item.id) : undefined;
-    if (!c) void vscode.window.showWarningMessage('XRepoTest: pick a generated test in the Testing view (its failure message has the actions).');
-    return c;
+  /** The candidate a keep command is about, with the text to keep when it comes from an edited copy. */
+  interface Target {
+    c: Candidate;
+    /** The edited text of an "Open as editable" copy; absent: the generated test as scored. */
+    edited?: vscode.TextDocument;
+  }
+
+  const isItem = (arg: unknown): arg is vscode.TestItem => !!arg && typeof arg === 'object' && 'id' in arg && 'children' in arg;
+
+  /** The newest candidate of each function first, passing ones before the rest, for the palette. */
+  const pickCandidate = async (placeHolder: string): Promise<Candidate | undefined> => {
+    if (!all.length) {
+      void vscode.window.showInformationMessage('XRepoTest: no generated tests yet in this session. Run "Generate scored tests" on a function first (its code lens, or the palette).');
+      return undefined;
+    }
+    const picks = candidatePicks(
+      all.map((c) => ({ label: String(c.item.label), result: c.result })),
+      (f) => vscode.workspace.asRelativePath(f),
+    );
+    const chosen = await vscode.window.showQuickPick(picks, { title: 'XRepoTest: generated tests of this session', placeHolder, matchOnDescription: true, matchOnDetail: true });
+    return chosen ? all[chosen.index] : undefined;
+  };
+
+  /** Resolves a command's argument; with none, the active editor's candidate (edited copy or read-only view), else a quick pick. */
+  const targetOf = async (arg: CandidateArg, placeHolder: string): Promise<Target | undefined> => {
+    let uri: vscode.Uri | undefined;
+    if (arg instanceof vscode.Uri) uri = arg;
+    else if (isItem(arg) || (arg && 'test' in arg && arg.test)) {
+      const item = isItem(arg) ? arg : (arg as TestMessageMenuArgs).test!;
+      const c = byItem.get(item.id);
+      if (!c) void vscode.window.showWarningMessage(`XRepoTest: ${item.label} is not a generated test of this session.`);
+      return c ? { c } : undefined;
+    } else if (arg && 'uri' in arg && 'startLine' in arg) {
+      // The lens scores the function's latest test: the newest candidate of that function.
+      const focal = controller.items.get(`${arg.uri}#${arg.startLine}`);
+      const c = [...all].reverse().find((x) => x.focal === focal);
+      if (!c) void vscode.window.showWarningMessage('XRepoTest: this function has no generated test in this session (score it first).');
+      return c ? { c } : undefined;
+    } else uri = vscode.window.activeTextEditor?.document.uri;
+    if (uri) {
+      const edited = editableOf.get(uri.toString());
+      if (edited) {
+        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri!.toString());
+        if (doc) return { c: edited, edited: doc };
+      }
+      const viewed = byDoc.get(uri.toString());
+      if (viewed) return { c: viewed };
+      if (arg instanceof vscode.Uri) {
+        void vscode.window.showWarningMessage('XRepoTest: this document is not a generated test.');
+        return undefined;
+      }
+    }
+    const c = await pickCandidate(placeHolder);
+    return c ? { c } : undefined;
   };
 
   /** A repair or regeneration: the server generates, runs and scores; the result is a new candidate. */
@@ -302,7 +371,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       record(r);
       return r;
     } catch (e) {
-      const message = (e as Error).message;
+      // The server's own words, without the LSP client's "Request … failed with message:" in front.
+      const message = (e as Error).message.replace(/^Request \S+ failed with message: /, '');
       if (wasCancelled(e)) {
         log.info(`${what} cancelled`);
         return undefined;
@@ -313,65 +383,120 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
         return undefined;
       }
       log.error(`${what} failed: ${message}`);
-      void vscode.window.showErrorMessage(`XRepoTest: ${what} failed: ${message}`);
+      // A refusal that names the provider setting (the baseline cannot repair) gets a way there.
+      const settingsButton = /xrepotest\.provider/.test(message) ? ['Open Settings'] : [];
+      void vscode.window.showErrorMessage(`XRepoTest: ${what} failed: ${message}`, ...settingsButton).then((b) => {
+        if (b) void vscode.commands.executeCommand('workbench.action.openSettings', 'xrepotest.provider');
+      });
       return undefined;
     }
   };
 
+  /** Writes the accepted test where the language puts tests, as edits the editor can undo. */
+  const accept = async ({ c, edited }: Target): Promise<string | undefined> => {
+    const r = c.result;
+    const testCode = edited ? edited.getText() : r.testCode;
+    await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+    const placed: PlaceCandidateResult = await send(PLACE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode, ...(await settingsFor()) });
+    const target = vscode.Uri.file(placed.path);
+    const what = `${c.item.label}${edited ? ' (edited)' : ''}`;
+    const metadata: vscode.WorkspaceEditEntryMetadata = { label: `Accept the generated test of ${r.functionName}`, needsConfirmation: false };
+    const edit = new vscode.WorkspaceEdit();
+    let doc: vscode.TextDocument;
+    if (placed.append) {
+      // Rust: the test module joins the focal file, as an edit the user can undo, then saved.
+      doc = await vscode.workspace.openTextDocument(target);
+      const at = placed.insertAt ? new vscode.Position(placed.insertAt.line, placed.insertAt.character) : doc.lineAt(doc.lineCount - 1).range.end;
+      edit.insert(target, at, placed.code, metadata);
+    } else if (await vscode.workspace.fs.stat(target).then(() => true, () => false)) {
+      const overwrite = await vscode.window.showWarningMessage(`${placed.relPath} exists. Replace it with this generated test?`, { modal: true }, 'Replace');
+      if (overwrite !== 'Replace') return undefined;
+      // Replaced as a text edit of the open file, so Undo brings the old test back.
+      doc = await vscode.workspace.openTextDocument(target);
+      edit.replace(target, new vscode.Range(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end), placed.code, metadata);
+    } else {
+      // A new file, created with its text in one workspace edit: one Undo removes it again.
+      edit.createFile(target, { contents: new TextEncoder().encode(placed.code) }, metadata);
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit to ${placed.relPath}`);
+    doc = await vscode.workspace.openTextDocument(target);
+    if (doc.isDirty) await doc.save();
+    log.info(`accepted ${what} into ${placed.relPath}${placed.append ? ' (appended)' : ''}${placed.notes.length ? ` (${placed.notes.join('; ')})` : ''}`);
+    if (edited) {
+      // The edited copy is now in the project: close it without asking to save an untitled file.
+      const tab = vscode.window.tabGroups.all.flatMap((g) => g.tabs).find((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === edited.uri.toString());
+      if (tab) {
+        await vscode.window.showTextDocument(edited, { preview: false });
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+      }
+      editableOf.delete(edited.uri.toString());
+    }
+    await vscode.window.showTextDocument(doc, { preview: false });
+    return placed.path;
+  };
+
+  /** An untitled copy of the candidate in its language, to change before accepting it. */
+  const openEditable = async ({ c }: Target): Promise<vscode.TextEditor> => {
+    const focal = await vscode.workspace.openTextDocument(vscode.Uri.parse(c.result.uri));
+    const doc = await vscode.workspace.openTextDocument({ language: focal.languageId, content: c.result.testCode });
+    editableOf.set(doc.uri.toString(), c);
+    const editor = await vscode.window.showTextDocument(doc, { preview: false });
+    void vscode.window.showInformationMessage(`XRepoTest: an editable copy of ${c.result.functionName}'s test (${c.item.label}). "Accept into project" (in this editor's title bar) writes this text, with your changes.`);
+    return editor;
+  };
+
+  const updateEditingKey = (editor: vscode.TextEditor | undefined): void => {
+    void vscode.commands.executeCommand('setContext', EDITING_CANDIDATE_KEY, !!editor && editableOf.has(editor.document.uri.toString()));
+  };
+  const updateRepairKey = (): void => {
+    void vscode.commands.executeCommand('setContext', CAN_REPAIR_KEY, canRepair(engineSettings().provider));
+  };
+  updateRepairKey();
+
   context.subscriptions.push(
-    vscode.commands.registerCommand('xrepotest.repairWithModel', async (arg?: TestMessageMenuArgs | vscode.TestItem) => {
+    vscode.window.onDidChangeActiveTextEditor(updateEditingKey),
+    vscode.workspace.onDidCloseTextDocument((d) => editableOf.delete(d.uri.toString())),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('xrepotest.provider')) updateRepairKey();
+    }),
+    vscode.commands.registerCommand('xrepotest.repairWithModel', async (arg?: CandidateArg) => {
       if (!requireTrust('Repairing a test')) return undefined;
-      const c = candidateFrom(arg);
-      if (!c) return undefined;
-      const r = c.result;
+      const t = await targetOf(arg, 'Repair which test with the model?');
+      if (!t) return undefined;
+      const r = t.c.result;
       await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
       return another('repair', REPAIR_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round });
     }),
-    vscode.commands.registerCommand('xrepotest.regenerate', async (arg?: TestMessageMenuArgs | vscode.TestItem) => {
+    vscode.commands.registerCommand('xrepotest.regenerate', async (arg?: CandidateArg) => {
       if (!requireTrust('Regenerating a test')) return undefined;
-      const c = candidateFrom(arg);
-      if (!c) return undefined;
+      const t = await targetOf(arg, 'Generate another test for the function of which test?');
+      if (!t) return undefined;
+      const { c } = t;
       const r = c.result;
       let sample = 0;
       c.focal.children.forEach((i) => (sample = Math.max(sample, (byItem.get(i.id)?.result.sample ?? 0) + 1)));
       await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
       return another('regeneration', REGENERATE_CANDIDATE, { uri: r.uri, startLine: r.startLine, sample });
     }),
-    vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: TestMessageMenuArgs | vscode.TestItem) => {
-      const c = candidateFrom(arg);
-      if (!c) return undefined;
-      const r = c.result;
+    vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: CandidateArg) => {
+      const t = await targetOf(arg, 'Accept which generated test into the project?');
+      if (!t) return undefined;
       try {
-        await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
-        const placed: PlaceCandidateResult = await send(PLACE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, ...(await settingsFor()) });
-        const target = vscode.Uri.file(placed.path);
-        if (placed.append) {
-          // Rust: the test module joins the focal file, as an edit the user can undo, then saved.
-          const doc = await vscode.workspace.openTextDocument(target);
-          const edit = new vscode.WorkspaceEdit();
-          const at = placed.insertAt ? new vscode.Position(placed.insertAt.line, placed.insertAt.character) : doc.lineAt(doc.lineCount - 1).range.end;
-          edit.insert(target, at, placed.code);
-          if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit to ${placed.relPath}`);
-          await doc.save();
-          log.info(`accepted ${c.item.label} into ${placed.relPath} (appended)`);
-          await vscode.window.showTextDocument(doc, { preview: false });
-          return placed.path;
-        }
-        const exists = await vscode.workspace.fs.stat(target).then(() => true, () => false);
-        if (exists) {
-          const overwrite = await vscode.window.showWarningMessage(`${placed.relPath} exists. Replace it with this generated test?`, { modal: true }, 'Replace');
-          if (overwrite !== 'Replace') return undefined;
-        }
-        await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(placed.code));
-        log.info(`accepted ${c.item.label} into ${placed.relPath}${placed.notes.length ? ` (${placed.notes.join('; ')})` : ''}`);
-        await vscode.window.showTextDocument(target, { preview: false });
-        return placed.path;
+        return await accept(t);
       } catch (e) {
         const message = (e as Error).message;
         log.error(`accepting the test failed: ${message}`);
         void vscode.window.showErrorMessage(`XRepoTest: could not write the test into the project: ${message}`);
         return undefined;
       }
+    }),
+    vscode.commands.registerCommand('xrepotest.openEditable', async (arg?: CandidateArg) => {
+      const t = await targetOf(arg, 'Open which generated test as an editable copy?');
+      if (!t) return undefined;
+      if (t.edited) return vscode.window.showTextDocument(t.edited, { preview: false });
+      const editor = await openEditable(t);
+      updateEditingKey(editor);
+      return editor;
     }),
   );
 

@@ -154,6 +154,8 @@ export function registerScoring(state: ServerState): void {
       ];
       const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' } });
+      // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
+      if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
       // While the function is being scored: what it is doing, and Cancel.
       const running = scoringsInFlight.get(doc.uri, f.startLine);

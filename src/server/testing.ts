@@ -21,6 +21,9 @@ import { scoreNewSample, scoreSlot } from './scoring';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 
+/** Why "Repair with model" is refused on the offline baseline, with where to choose a model. */
+export const BASELINE_CANNOT_REPAIR = "the offline baseline cannot repair a test; choose a model in xrepotest.provider (or run 'XRepoTest: Choose a model')";
+
 /** The Testing view's requests: run a candidate again, repair it with the model, regenerate, place it for "Accept". */
 export function registerTesting(state: ServerState): void {
   const { connection } = state;
@@ -41,6 +44,8 @@ export function registerTesting(state: ServerState): void {
     const settings = params.settings;
     const focal = await focalOf(state, params.uri, params.startLine, settings);
     const provider = providerFor(settings, params.credentials);
+    // The baseline reads no prompt: "repairing" would return the same test and call it a repair.
+    if (provider.isBaseline) throw new Error(BASELINE_CANNOT_REPAIR);
     return withProgress(state, token, `XRepoTest: repairing a test of ${focal.task.function_name}`, 'reading the failed run', async (p) => {
       const { feedback, passed } = await feedbackFor(state, focal, params.testCode, settings, p);
       if (passed) throw new Error('this test passes: there is nothing to repair (use "Regenerate" for another test)');
