@@ -90,7 +90,8 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
     }),
     // The lens's action on an environment verdict: the cause, the fix, and a button for it.
     vscode.commands.registerCommand('xrepotest.howToFixEnvironment', async (v?: EnvironmentVerdictResult, functionName?: string) => {
-      if (!v) return vscode.commands.executeCommand('xrepotest.checkEnvironment');
+      // From a Testing message's button the argument is the message, not a verdict: the full check says what is missing.
+      if (!v || typeof v.cause !== 'string') return vscode.commands.executeCommand('xrepotest.checkEnvironment');
       fixNote = fixSection(v, functionName);
       writeOutput();
       output.show(true);
