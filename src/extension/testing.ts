@@ -14,7 +14,7 @@ import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
 import { onDidScoreFunction } from './scoring';
 import { requestSettings } from './settings';
-import { candidateLabel, candidateState, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
+import { candidateLabel, candidateState, CoverageAccumulator, focalDeclarationName, messageContext, phaseOutput, type ItemState } from './testing-model';
 
 /** Generated tests are shown read-only under this scheme until "Accept into project" writes one. */
 const CANDIDATE_SCHEME = 'xrepotest-candidate';
@@ -148,9 +148,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     if (state === 'passed') set(c.item, state, []);
     else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);
     else set(c.item, state, [messageOf(c, state, r.reason ?? 'the test did not pass', undefined)]);
-    for (const p of r.phases) {
-      run.appendOutput(`── ${c.item.label}: ${p.phase} (exit ${p.exitCode ?? 'killed'}${p.timedOut ? ', timed out' : ''})\r\n${p.output.replace(/\r?\n/g, '\r\n')}\r\n`, undefined, c.item);
-    }
+    // The runner's text (`go test -json` decoded by the engine), not its machine-readable lines.
+    for (const p of r.phases) run.appendOutput(phaseOutput(String(c.item.label), p), undefined, c.item);
   };
 
   const statementsOf = async (file: string, lines: Array<{ line: number; covered: boolean }>, functions: Array<{ name: string; startLine: number; endLine: number; covered: boolean }>): Promise<vscode.FileCoverageDetail[]> => {
@@ -160,7 +159,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       return new vscode.Range(at.lineNumber, at.firstNonWhitespaceCharacterIndex, at.lineNumber, at.text.length);
     };
     return [
-      ...functions.map((f) => new vscode.DeclarationCoverage(f.name, f.covered, new vscode.Range(f.startLine - 1, 0, f.endLine - 1, lineRange(f.endLine).end.character))),
+      ...functions.map((f) => new vscode.DeclarationCoverage(focalDeclarationName(f.name), f.covered, new vscode.Range(f.startLine - 1, 0, f.endLine - 1, lineRange(f.endLine).end.character))),
       ...lines.map((l) => new vscode.StatementCoverage(l.covered, lineRange(l.line))),
     ];
   };
