@@ -28,6 +28,8 @@ export interface TestingRunRecord {
   /** By test item id. */
   states: Map<string, { state: ItemState; messages: vscode.TestMessage[] }>;
   coverage: Array<{ fileCoverage: vscode.FileCoverage; details: vscode.FileCoverageDetail[] }>;
+  /** What the run appended to Test Results (its output terminal), in order. */
+  output?: string[];
 }
 
 export interface TestingApi {
@@ -149,7 +151,11 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);
     else set(c.item, state, [messageOf(c, state, r.reason ?? 'the test did not pass', undefined)]);
     // The runner's text (`go test -json` decoded by the engine), not its machine-readable lines.
-    for (const p of r.phases) run.appendOutput(phaseOutput(String(c.item.label), p), undefined, c.item);
+    for (const p of r.phases) {
+      const text = phaseOutput(String(c.item.label), p);
+      run.appendOutput(text, undefined, c.item);
+      (record.output ??= []).push(text);
+    }
   };
 
   const statementsOf = async (file: string, lines: Array<{ line: number; covered: boolean }>, functions: Array<{ name: string; startLine: number; endLine: number; covered: boolean }>): Promise<vscode.FileCoverageDetail[]> => {
