@@ -2,7 +2,7 @@
  * The Testing view's decisions that need no editor: labels, states, and the coverage a run shows.
  * No `vscode` import, so plain Node unit tests cover it.
  */
-import type { FocalLine, ScoreFunctionResult } from '../shared/scoring-protocol';
+import type { CandidatePhase, FocalLine, ScoreFunctionResult } from '../shared/scoring-protocol';
 
 export type ItemState = 'passed' | 'failed' | 'errored' | 'skipped';
 
@@ -24,6 +24,26 @@ export function candidateState(r: Pick<ScoreFunctionResult, 'compiled' | 'passed
 /** Which menu a message gets: assertion failures can be repaired; errors only regenerated or accepted. */
 export function messageContext(state: ItemState): 'xrepotest.failed' | 'xrepotest.errored' {
   return state === 'failed' ? 'xrepotest.failed' : 'xrepotest.errored';
+}
+
+/**
+ * The Test Coverage view's entry for a scored function. VS Code computes its figure from the statements
+ * inside its range, which are the focal function's executable lines: the score's coverage, the lens's
+ * number. The file's entry above it is VS Code's own total for the file (those statements plus one per
+ * function), so the function's entry is the one that says it is the score's.
+ */
+export function focalDeclarationName(functionName: string): string {
+  return `${functionName} (focal function)`;
+}
+
+/**
+ * One phase in Test Results: a header, then the runner's text as the engine decoded it (`go test -json`
+ * events -> what `go test -v` prints), with the terminal's line endings.
+ */
+export function phaseOutput(candidate: string, p: Pick<CandidatePhase, 'phase' | 'exitCode' | 'timedOut' | 'output'> & { text?: string }): string {
+  const text = (p.text ?? p.output).replace(/\r?\n/g, '\r\n');
+  const header = `── ${candidate}: ${p.phase} (exit ${p.exitCode ?? 'killed'}${p.timedOut ? ', timed out' : ''})`;
+  return `${header}\r\n${text}${text.endsWith('\r\n') || !text ? '' : '\r\n'}`;
 }
 
 /** Per focal file: each executable line, covered when any candidate of the run covered it. */

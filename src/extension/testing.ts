@@ -14,7 +14,7 @@ import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
 import { isScoringBusy, onDidScoreFunction } from './scoring';
 import { engineSettings, requestSettings } from './settings';
-import { candidateLabel, candidatePicks, candidateState, canRepair, CoverageAccumulator, messageContext, type ItemState } from './testing-model';
+import { candidateLabel, candidatePicks, candidateState, canRepair, CoverageAccumulator, focalDeclarationName, messageContext, phaseOutput, type ItemState } from './testing-model';
 import { requireTrust } from './trust';
 
 /** Generated tests are shown read-only under this scheme until "Accept into project" writes one. */
@@ -33,6 +33,8 @@ export interface TestingRunRecord {
   /** By test item id. */
   states: Map<string, { state: ItemState; messages: vscode.TestMessage[] }>;
   coverage: Array<{ fileCoverage: vscode.FileCoverage; details: vscode.FileCoverageDetail[] }>;
+  /** What the run appended to Test Results (its output terminal), in order. */
+  output?: string[];
 }
 
 export interface TestingApi {
@@ -174,8 +176,11 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       set(c.item, 'errored', [m]);
     } else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);
     else set(c.item, state, [messageOf(c, state, r.reason ?? 'the test did not pass', undefined)]);
+    // The runner's text (`go test -json` decoded by the engine), not its machine-readable lines.
     for (const p of r.phases) {
-      run.appendOutput(`── ${c.item.label}: ${p.phase} (exit ${p.exitCode ?? 'killed'}${p.timedOut ? ', timed out' : ''})\r\n${p.output.replace(/\r?\n/g, '\r\n')}\r\n`, undefined, c.item);
+      const text = phaseOutput(String(c.item.label), p);
+      run.appendOutput(text, undefined, c.item);
+      (record.output ??= []).push(text);
     }
   };
 
@@ -186,7 +191,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       return new vscode.Range(at.lineNumber, at.firstNonWhitespaceCharacterIndex, at.lineNumber, at.text.length);
     };
     return [
-      ...functions.map((f) => new vscode.DeclarationCoverage(f.name, f.covered, new vscode.Range(f.startLine - 1, 0, f.endLine - 1, lineRange(f.endLine).end.character))),
+      ...functions.map((f) => new vscode.DeclarationCoverage(focalDeclarationName(f.name), f.covered, new vscode.Range(f.startLine - 1, 0, f.endLine - 1, lineRange(f.endLine).end.character))),
       ...lines.map((l) => new vscode.StatementCoverage(l.covered, lineRange(l.line))),
     ];
   };

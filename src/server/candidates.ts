@@ -239,7 +239,15 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     cases,
     compileError,
     placement,
-    phases: e.phases.map((p) => ({ phase: p.phase, exitCode: p.exitCode, timedOut: p.timedOut, durationMs: p.durationMs, output: map(tailOf(p.output, PHASE_LOG_CHARS)) })),
+    phases: e.phases.map((p) => ({
+      phase: p.phase,
+      exitCode: p.exitCode,
+      timedOut: p.timedOut,
+      durationMs: p.durationMs,
+      output: map(tailOf(p.output, PHASE_LOG_CHARS)),
+      // Decoded before the tail is cut, so the tail is of the text a person reads.
+      text: map(tailOf(focal.adapter.toolchain.displayText?.(p.phase, p.output) ?? p.output, PHASE_LOG_CHARS)),
+    })),
   };
 }
 

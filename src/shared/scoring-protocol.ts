@@ -101,7 +101,10 @@ export interface CandidatePhase {
   exitCode: number | null;
   timedOut: boolean;
   durationMs: number;
+  /** The runner's raw output (its tail), as recorded. */
   output: string;
+  /** The same output as a person reads it (`go test -json` events decoded to the test's text): what Test Results shows. */
+  text: string;
 }
 
 export const SCORE_FUNCTION = new ClientRequest<ScoreFunctionParams, ScoreFunctionResult>(

@@ -34,9 +34,11 @@ export interface ScreenshotReceipt {
 /** A log line `<prefix><json InputRequest>`: the runner types into the workbench, as a user would. */
 export const INPUT_MARKER = '[xrepotest:input] ';
 
-/** One step: wait until the workbench shows `waitForText`, then type `type`, then press `press`. */
+/** One step: wait until the workbench shows `waitForText`, click `click`, then type `type`, then press `press`. */
 export interface InputStep {
   waitForText?: string;
+  /** A CSS selector: its first visible match is clicked, as a user points at a row (a tree with no keyboard focus yet). */
+  click?: string;
   type?: string;
   /** A key name playwright knows: `Enter`, `Escape`, `ArrowDown`… */
   press?: string;

@@ -263,6 +263,17 @@ async function typeInput(page: Page, dir: string, request: InputRequest): Promis
         break;
       }
     }
+    if (step.click) {
+      const clicked = await page
+        .locator(step.click)
+        .first()
+        .click({ timeout: TEXT_WAIT_MS })
+        .then(() => true, () => false);
+      if (!clicked) {
+        error = `nothing to click at ${step.click}`;
+        break;
+      }
+    }
     if (step.type) await page.keyboard.type(step.type, { delay: 20 });
     // The quick pick filters as it is typed; give it a moment to settle on the match.
     if (step.type && step.press) await page.waitForTimeout(300);

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../tasks/record';
 import * as path from 'node:path';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
 import type { Sandbox } from './sandbox';
-import type { Executor, PhaseCommand, PhaseResult } from './types';
+import type { Executor, PhaseCommand, PhaseName, PhaseResult } from './types';
 
 export interface PhaseTimeouts {
   compileMs: number;
@@ -111,6 +111,12 @@ export interface Toolchain {
   test(ctx: RunContext, placement: Placement, compiled: PhaseResult): PhaseCommand;
   /** A phase that turns raw profiles into a report (Rust's llvm-cov export); null where the test phase wrote it. */
   coverage(ctx: RunContext, placement: Placement): PhaseCommand | null;
+  /**
+   * A phase's output as a person reads it, where the runner writes machine-readable lines (Go's test
+   * phase: `go test -json` events; Rust's compile phase: cargo's JSON messages). Pure, for the editor's
+   * Test Results; the raw output stays in the phase and the stored records. Absent: the output is text.
+   */
+  displayText?(phase: PhaseName, output: string): string;
   /** What the runner reported, from its output or its report file. */
   testReport(ctx: RunContext, placement: Placement, test: PhaseResult): TestReport;
   /**

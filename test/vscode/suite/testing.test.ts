@@ -131,7 +131,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     assert.ok(again.executableLines.length > 0, 'the run measured Status');
 
     const declarations = file.details.filter((d): d is vscode.DeclarationCoverage => d instanceof vscode.DeclarationCoverage);
-    assert.deepStrictEqual(declarations.map((d) => d.name), ['Status']);
+    assert.deepStrictEqual(declarations.map((d) => d.name), ['Status (focal function)']);
     const range = declarations[0].location as vscode.Range;
     assert.strictEqual(range.start.line, STATUS_LINE - 1);
     assert.strictEqual(declarations[0].executed, again.coveredLines.length > 0);

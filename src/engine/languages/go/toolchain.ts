@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
 import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
-import { parseGoTestJson } from '../../score/reports/go-test-json';
+import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
 import type { TestReport } from '../../score/types';
 import { goStatementStarts } from './statement-lines';
 import { blamedFiles, collidingNames, freeSuffix, renameIdentifiers, testFunctionNames } from './collisions';
@@ -90,6 +90,9 @@ export const goToolchain: Toolchain = {
   coverage: () => null,
 
   testReport: (_ctx, placement, test) => namesAsWritten(parseGoTestJson(test.output), placement),
+
+  // The test phase writes `go test -json` events; the warm-up and compile phases write text.
+  displayText: (phase, output) => (phase === 'test' ? goTestJsonText(output) : output),
 
   async focalHits(ctx) {
     const profile = readReport(ctx, 'cover.out');

@@ -83,6 +83,30 @@ export function testExecutables(cargoOutput: string): string[] {
   return out;
 }
 
+/**
+ * cargo's `--message-format=json-render-diagnostics` output as text: the build's JSON messages
+ * (artifacts, build scripts, "build-finished") are left out, a diagnostic message keeps its rendered
+ * text; the diagnostics cargo rendered itself and any other line stay as they are.
+ */
+export function cargoJsonText(cargoOutput: string): string {
+  const out: string[] = [];
+  for (const line of cargoOutput.split('\n')) {
+    if (line.startsWith('{')) {
+      try {
+        const msg = JSON.parse(line) as { reason?: unknown; message?: { rendered?: unknown } };
+        if (msg && typeof msg === 'object' && typeof msg.reason === 'string') {
+          if (msg.reason === 'compiler-message' && typeof msg.message?.rendered === 'string') out.push(msg.message.rendered.replace(/\n$/, ''));
+          continue;
+        }
+      } catch {
+        /* a line of human output that happens to start with { */
+      }
+    }
+    out.push(line);
+  }
+  return out.join('\n');
+}
+
 function shellQuote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
@@ -163,6 +187,9 @@ export const rustToolchain: Toolchain = {
   },
 
   testReport: (_ctx, _placement, test) => parseLibtestOutput(test.output),
+
+  // The compile phase writes cargo's JSON messages; the test phase runs the test binaries (text).
+  displayText: (phase, output) => (phase.startsWith('compile') ? cargoJsonText(output) : output),
 
   async focalHits(ctx) {
     const lcov = readReport(ctx, 'coverage.lcov');

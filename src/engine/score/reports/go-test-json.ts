@@ -5,6 +5,7 @@ import { firstPair, reportFromCases, withDetails } from './report';
 interface GoTestEvent {
   Action?: string;
   Package?: string;
+  ImportPath?: string;
   Test?: string;
   Output?: string;
 }
@@ -91,4 +92,56 @@ export function parseGoTestJson(output: string): TestReport {
   const failingPkgs = new Set(all.filter((t) => t.action !== 'pass' && t.action !== 'skip').map((t) => t.pkg));
   const outsideErrors = failedPackages.filter((p) => !failingPkgs.has(p)).length;
   return reportFromCases(cases, outsideErrors);
+}
+
+/**
+ * `go test -json` as a person reads `go test -v`: the events' Output fields concatenated, grouped per
+ * top-level test with its subtests (in the order tests started, so parallel tests do not interleave),
+ * with what came before the first test (build output, `go: downloading …`) first and the package's
+ * own lines (PASS, coverage, `ok pkg 0.01s`) last. Lines that are not events (stderr, a line cut short
+ * by the output cap) stay where they fall. Go's `coverage: N% of statements` is the whole package's,
+ * not the focal function's score: the line says so.
+ */
+export function goTestJsonText(output: string): string {
+  const before: string[] = [];
+  const perTest = new Map<string, string[]>();
+  const after: string[] = [];
+  for (const line of output.split('\n')) {
+    const t = line.trim();
+    let e: GoTestEvent | undefined;
+    if (t.startsWith('{')) {
+      try {
+        const parsed: unknown = JSON.parse(t);
+        if (parsed && typeof parsed === 'object') e = parsed as GoTestEvent;
+      } catch {
+        // not an event after all: shown as it is
+      }
+    }
+    if (!e) {
+      if (line !== '') (perTest.size ? after : before).push(`${line}\n`);
+      continue;
+    }
+    if (typeof e.Output !== 'string') continue; // start, run, pass, fail…: their Output lines say it
+    if (e.Test !== undefined) {
+      // A subtest goes with its top-level test, in the order go test -v prints them.
+      const key = `${e.Package ?? ''}\u0000${e.Test.split('/')[0]}`;
+      let lines = perTest.get(key);
+      if (!lines) perTest.set(key, (lines = []));
+      lines.push(e.Output);
+    } else if (e.ImportPath !== undefined && !perTest.size) {
+      before.push(e.Output); // build output (Go >= 1.24)
+    } else {
+      (perTest.size ? after : before).push(packageLine(e.Output, e.Package));
+    }
+  }
+  return [...before, ...[...perTest.values()].flat(), ...after].join('');
+}
+
+const PACKAGE_COVERAGE = /coverage: [\d.]+% of statements/;
+
+/** A package line with Go's coverage figure (`coverage: …`, `ok pkg 0.01s coverage: …`), said to be the package's. */
+function packageLine(text: string, pkg: string | undefined): string {
+  const line = text.replace(/\n$/, '');
+  if (!PACKAGE_COVERAGE.test(line)) return text;
+  return `${line} (go test's figure for the whole package${pkg ? ` ${pkg}` : ''}, not the focal function's coverage in the score)\n`;
 }
