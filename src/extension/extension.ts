@@ -31,6 +31,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
     documentSelector: editorLanguages(context.extension.packageJSON).ids.map((language) => ({ scheme: 'file', language })),
     initializationOptions: { ...engineSettings(), storagePath: (context.storageUri ?? context.globalStorageUri).fsPath } satisfies EngineStartOptions,
     outputChannel: log,
+    middleware: { provideCodeLenses: withLensTooltips },
   };
   const languageClient = (client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions));
   const server = new EngineServer(serverClientOf(languageClient));
@@ -40,6 +41,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
     log.error(message);
     void vscode.window.showErrorMessage(`XRepoTest: ${message}`, 'Show log').then((picked) => picked && log.show(true));
   });
+}
+
+/**
+ * Lens tooltips: the protocol's Command has no tooltip, so the server sends it as the lens's `data`
+ * (a lens without a resolve step keeps its data untouched) and it is set on the command here.
+ */
+async function withLensTooltips(
+  document: vscode.TextDocument,
+  token: vscode.CancellationToken,
+  next: (document: vscode.TextDocument, token: vscode.CancellationToken) => vscode.ProviderResult<vscode.CodeLens[]>,
+): Promise<vscode.CodeLens[] | null | undefined> {
+  const lenses = await next(document, token);
+  for (const lens of lenses ?? []) {
+    const tooltip = (lens as vscode.CodeLens & { data?: { tooltip?: unknown } }).data?.tooltip;
+    if (lens.command && typeof tooltip === 'string') lens.command.tooltip = tooltip;
+  }
+  return lenses;
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
