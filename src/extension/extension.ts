@@ -10,6 +10,7 @@ import { EngineServer, registerThenStart, serverClientOf } from './engine-start'
 import { registerEnvironment } from './environment';
 import { editorLanguages } from './languages';
 import { registerScoring } from './scoring';
+import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
 import { registerTesting, type TestingApi } from './testing';
 
@@ -68,7 +69,14 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
       if (e.affectsConfiguration('xrepotest') && client.isRunning()) void client.sendNotification(SETTINGS_CHANGED, engineSettings()).catch((err: Error) => log.warn(`the settings did not reach the engine server: ${err.message}`));
     }),
     vscode.commands.registerCommand('xrepotest.setApiKey', async (provider?: string, key?: string) => {
-      const which = provider ?? (await vscode.window.showQuickPick(Object.keys(API_KEY_SECRETS), { placeHolder: 'The provider whose API key to store' }));
+      const which =
+        provider ??
+        (
+          await vscode.window.showQuickPick(apiKeyChoices(context.extension.packageJSON, Object.keys(API_KEY_SECRETS), engineSettings().provider), {
+            title: 'XRepoTest: Set an API key',
+            placeHolder: 'The provider whose API key to store (kept in the editor\'s secret storage)',
+          })
+        )?.label;
       if (!which || !API_KEY_SECRETS[which]) return false;
       // A key passed as an argument comes from automation (tests, another extension's setup step).
       const value = key ?? (await vscode.window.showInputBox({ prompt: `API key for ${which} (kept in the editor's secret storage)`, password: true, ignoreFocusOut: true }));

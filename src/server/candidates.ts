@@ -125,7 +125,7 @@ export function summaryOf(r: Scored): string {
   const name = r.functionName;
   const smokePass = r.passed && r.smoke;
   const head = smokePass
-    ? `◌ smoke test only: ${r.invoked ? `runs ${name}` : `does not call ${name}`} without checking results (${smokeWhy(r)})`
+    ? `◌ smoke test only: ${r.invoked ? `runs ${name} without checking results` : `does not call ${name} and checks no results`} (${smokeWhy(r)})`
     : r.testsRan === 0
       ? '✗ no test ran'
       : `${r.passed ? '✓' : '✗'} ${r.testsPassed} of ${r.testsRan} tests pass`;

@@ -107,7 +107,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     const candidates = children(focal);
     baselineItem = candidates.find((c) => testing.resultOf(c)?.testCode === generated.testCode)!;
     assert.ok(baselineItem, 'a candidate holds the generated test');
-    assert.match(String(baselineItem.label), /^baseline #\d+$/);
+    assert.match(String(baselineItem.label), /^offline baseline test \d+$/);
 
     const cases = children(baselineItem);
     assert.ok(generated.cases.length > 0, 'the runner reported test cases');
@@ -195,7 +195,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     assert.strictEqual(r.round, 1);
     const added = children(focal);
     assert.strictEqual(added.length, before + 1);
-    assert.match(String(added[added.length - 1].label), /^baseline #\d+ \(repair 1\)$/);
+    assert.match(String(added[added.length - 1].label), /^offline baseline test \d+ \(repair 1\)$/);
   });
 
   it('"Regenerate" adds a new sample of the same function as a candidate', async function () {
@@ -208,7 +208,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     assert.strictEqual(r.sample, Math.max(...samples) + 1, 'a sample not generated before');
     const added = children(focal).at(-1)!;
     assert.strictEqual(testing.resultOf(added)?.sample, r.sample);
-    assert.match(String(added.label), /^baseline #\d+$/);
+    assert.match(String(added.label), /^offline baseline test \d+$/);
   });
 
   it('"Accept into project" writes the test where Go puts tests, and nothing was written before', async function () {
