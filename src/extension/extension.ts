@@ -8,6 +8,7 @@ import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
 import { registerEnvironment } from './environment';
+import { registerFirstRun, type FirstRunApi } from './first-run';
 import { editorLanguages } from './languages';
 import { registerScoring } from './scoring';
 import { apiKeyChoices } from './setting-choices';
@@ -21,7 +22,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; firstRun: FirstRunApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -62,7 +63,7 @@ async function withLensTooltips(
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; firstRun: FirstRunApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -91,7 +92,7 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench };
+  return { annotator, testing: registerTesting(engine), bench, firstRun: registerFirstRun(engine) };
 }
 
 export async function deactivate(): Promise<void> {
