@@ -65,6 +65,8 @@ const USER_SETTINGS = {
   'extensions.autoCheckUpdates': false,
   'extensions.autoUpdate': false,
   'security.workspace.trust.enabled': false,
+  // XRepoTest opens its walkthrough on a first activation; the first-run test opens it itself.
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
   // Mutation testing adds a test run per mutant to every scoring; the tests that check it turn it on.
   'xrepotest.mutation.enabled': false,
 };
