@@ -26,6 +26,8 @@ import { API_KEY_SECRETS, engineSettings } from './settings';
 /** What the editor tests read: the flags, and each notice as it was shown. */
 export interface FirstRunApi {
   walkthroughSeen(): boolean;
+  /** Whether this activation opened the walkthrough (the first one, where the editor opens walkthroughs on install). */
+  walkthroughOpenedAtActivation: boolean;
   baselineNoticeShown(): boolean;
   /** Forget the notice for this workspace (tests, and a user who wants it back). */
   resetBaselineNotice(): Thenable<void>;
@@ -41,7 +43,9 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
   // The walkthrough, once per machine: the flag is set whether or not the editor opens walkthroughs itself.
   const seen = context.globalState.get<boolean>(WALKTHROUGH_SEEN_KEY);
   const openOnInstall = vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall');
-  if (shouldOpenWalkthrough({ seen, openOnInstall })) {
+  const openWalkthrough = shouldOpenWalkthrough({ seen, openOnInstall });
+  log.info(`walkthrough: ${openWalkthrough ? 'first activation, opening it' : seen ? 'offered before' : 'the editor does not open walkthroughs on install'}`);
+  if (openWalkthrough) {
     void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false).then(undefined, (e: Error) => log.warn(`the walkthrough did not open: ${e.message}`));
   }
   if (seen !== true) void context.globalState.update(WALKTHROUGH_SEEN_KEY, true);
@@ -66,6 +70,7 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
   );
 
   return {
+    walkthroughOpenedAtActivation: openWalkthrough,
     walkthroughSeen: () => context.globalState.get<boolean>(WALKTHROUGH_SEEN_KEY) === true,
     baselineNoticeShown: () => context.workspaceState.get<boolean>(BASELINE_NOTICE_KEY) === true,
     resetBaselineNotice: () => context.workspaceState.update(BASELINE_NOTICE_KEY, undefined),

@@ -158,6 +158,9 @@ describe('First run and plain words', () => {
     assert.ok(walkthrough, 'the walkthrough is contributed');
     assert.strictEqual(walkthrough.steps.length, 5);
     assert.strictEqual(api.firstRun.walkthroughSeen(), true, 'the first activation set the flag (a second one does not open it: first-run-model unit test)');
+    // The runner turns off walkthroughs on install (they would cover other tests' screenshots): this activation honoured it.
+    const openOnInstall = vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall');
+    assert.strictEqual(api.firstRun.walkthroughOpenedAtActivation, openOnInstall !== false, `openOnInstall: ${String(openOnInstall)}`);
     await vscode.commands.executeCommand('workbench.action.openWalkthrough', `${EXTENSION_ID}#xrepotest.gettingStarted`, false);
     const receipt = await screenshot({ name: 'first-run-walkthrough', waitForText: 'Choose a model, or keep the offline baseline' });
     assert.strictEqual(receipt.textFound, true, 'the walkthrough shows its first step');
