@@ -167,7 +167,7 @@
     const savedAt = r.annotation ? el('span', { className: 'dim', text: `saved ${new Date(r.annotation.time).toLocaleString()}` }) : null;
     box.replaceChildren(
       el('h2', null, el('span', { className: `badge ${r.outcome}`, text: OUTCOME_TEXT[r.outcome] }), ` ${r.functionName}`),
-      el('p', { className: 'dim', text: `${r.filePath} · ${r.language} · sample ${r.sample}, round ${r.round}${r.model ? ` · ${r.model}` : ''}` }),
+      el('p', { className: 'dim', text: `${r.filePath} · ${r.language} · test ${r.sample + 1}${r.round > 0 ? ` (repair ${r.round})` : ''}${r.model ? ` · ${r.model}` : ''}` }),
       r.reason ? el('p', { className: 'why', text: r.reason }) : null,
       el('p', { text: r.executable ? `Coverage: ${r.covered} of ${r.executable} executable lines of the function (${r.coverage}%)` : 'Coverage: none measured' }),
       el('div', { className: 'actions' }, open('function', 'Open function'), open('test', 'Open test'), open('logs', 'Open logs'), open('coverage', 'Show coverage')),

@@ -317,7 +317,7 @@ class AnnotatorPanel {
 function logText(r: ResultResult): string {
   const x = r.xrt;
   const head = [
-    `# ${r.function_name} (${r.file_path}), ${x.language}, sample ${x.sample}, round ${x.round}, ${x.provider ?? '?'} ${x.model ?? ''}`.trimEnd(),
+    `# ${r.function_name} (${r.file_path}), ${x.language}, test ${x.sample + 1}${x.round > 0 ? ` (repair ${x.round})` : ''}, ${x.provider ?? '?'} ${x.model ?? ''}`.trimEnd(),
     `# compiled: ${r.checks[0]?.compilation ? 'yes' : 'no'}; passed: ${r.checks[0]?.tests ? 'yes' : 'no'}; invoked the function: ${r.checks[0]?.invocation ? 'yes' : 'no'}`,
     ...(x.reason ? [`# why: ${x.reason}`] : []),
     ...(x.failure_category ? [`# failure category: ${x.failure_label ?? x.failure_category}${x.failure_rule ? ` (rule ${x.failure_rule})` : ''}`] : []),

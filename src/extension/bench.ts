@@ -18,6 +18,7 @@ import type { Engine } from './engine';
 import { reportWebviewHtml } from './report-webview-html';
 import { pretendWorkspaceTrust, requireTrust } from './trust';
 import { benchmarkNeedsTrust } from './trust-model';
+import { choiceDescription, settingChoices } from './setting-choices';
 import { engineSettings, requestSettings } from './settings';
 
 /** What a run needs once the pickers (or the options object) have answered. */
@@ -86,7 +87,7 @@ export function registerBench({ client, request: send, log, context }: Engine): 
     if (dataset === 'workspace') {
       const folders = vscode.workspace.workspaceFolders ?? [];
       if (!folders.length) throw new BenchArgsError('no folder is open: open a repository\'s folder, or pick a JSONL file of tasks');
-      const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'The folder to extract focal functions from' });
+      const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'The folder whose functions to benchmark' });
       return folder && { kind: 'workspace', folder: folder.uri.fsPath };
     }
     return { kind: 'tasks', ...dataset };
@@ -132,17 +133,17 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       [
         { label: '$(beaker) The example dataset', detail: '25 tasks from five small projects, 5 per language', id: 'example' as const },
         { label: '$(file) A JSONL file of tasks…', detail: 'ours or the published XRepoTest files, with a manifest or a folder of checkouts', id: 'file' as const },
-        { label: '$(folder) This workspace', detail: 'focal functions extracted from the open folder (its checkout is the folder itself)', id: 'workspace' as const },
+        { label: '$(folder) This workspace', detail: 'the open folder\'s functions that fit the size filter (settings xrepotest.extract.minLines / maxLines), run on the folder itself', id: 'workspace' as const },
       ],
       { title: 'XRepoTest benchmark (1/6): dataset', placeHolder: 'Which tasks to run', ignoreFocusOut: true },
     );
     if (!source) return undefined;
     const dataset = source.id === 'file' ? await pickTasksFile() : source.id;
     if (!dataset) return undefined;
-    const ordered = <T extends string>(all: readonly T[], current: T): T[] => [current, ...all.filter((x) => x !== current)];
+    const pkg: unknown = context.extension.packageJSON;
     const provider = await vscode.window.showQuickPick(
-      ordered(PROVIDER_SETTINGS, settings.provider).map((p) => ({ label: p, description: p === settings.provider ? '(from the settings)' : p === 'baseline' ? 'offline, a lower bound' : undefined })),
-      { title: 'XRepoTest benchmark (2/6): provider', ignoreFocusOut: true },
+      settingChoices(pkg, 'xrepotest.provider', PROVIDER_SETTINGS, settings.provider).map((c) => ({ label: c.label, description: choiceDescription(c) })),
+      { title: 'XRepoTest benchmark (2/6): where tests come from', placeHolder: 'A model, or the offline baseline', ignoreFocusOut: true },
     );
     if (!provider) return undefined;
     let model = settings.model;
@@ -157,12 +158,12 @@ export function registerBench({ client, request: send, log, context }: Engine): 
       if (typed === undefined) return undefined;
       model = typed.trim();
     }
-    const mode = await vscode.window.showQuickPick(ordered(CONTEXT_MODE_NAMES, settings.mode).map((m) => ({ label: m, description: m === settings.mode ? '(from the settings)' : undefined })), {
-      title: 'XRepoTest benchmark (4/6): context mode',
+    const mode = await vscode.window.showQuickPick(settingChoices(pkg, 'xrepotest.mode', CONTEXT_MODE_NAMES, settings.mode).map((c) => ({ label: c.label, description: choiceDescription(c) })), {
+      title: 'XRepoTest benchmark (4/6): context (what the model sees besides the function)',
       ignoreFocusOut: true,
     });
     if (!mode) return undefined;
-    const executor = await vscode.window.showQuickPick(ordered(EXECUTOR_KINDS, settings.executor).map((x) => ({ label: x, description: x === settings.executor ? '(from the settings)' : undefined })), {
+    const executor = await vscode.window.showQuickPick(settingChoices(pkg, 'xrepotest.executor', EXECUTOR_KINDS, settings.executor).map((c) => ({ label: c.label, description: choiceDescription(c) })), {
       title: 'XRepoTest benchmark (5/6): where tests run',
       ignoreFocusOut: true,
     });

@@ -8,8 +8,10 @@ import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
 import { EngineServer, registerThenStart, serverClientOf } from './engine-start';
 import { registerEnvironment, type EnvironmentApi } from './environment';
+import { registerFirstRun, type FirstRunApi } from './first-run';
 import { editorLanguages } from './languages';
 import { registerScoring } from './scoring';
+import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
 import { registerTesting, type TestingApi } from './testing';
 
@@ -20,7 +22,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -31,6 +33,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
     documentSelector: editorLanguages(context.extension.packageJSON).ids.map((language) => ({ scheme: 'file', language })),
     initializationOptions: { ...engineSettings(), storagePath: (context.storageUri ?? context.globalStorageUri).fsPath } satisfies EngineStartOptions,
     outputChannel: log,
+    middleware: { provideCodeLenses: withLensTooltips },
   };
   const languageClient = (client = new LanguageClient('xrepotest', 'XRepoTest engine', serverOptions, clientOptions));
   const server = new EngineServer(serverClientOf(languageClient));
@@ -42,15 +45,39 @@ export async function activate(context: vscode.ExtensionContext): Promise<Engine
   });
 }
 
+/**
+ * Lens tooltips: the protocol's Command has no tooltip, so the server sends it as the lens's `data`
+ * (a lens without a resolve step keeps its data untouched) and it is set on the command here.
+ */
+async function withLensTooltips(
+  document: vscode.TextDocument,
+  token: vscode.CancellationToken,
+  next: (document: vscode.TextDocument, token: vscode.CancellationToken) => vscode.ProviderResult<vscode.CodeLens[]>,
+): Promise<vscode.CodeLens[] | null | undefined> {
+  const lenses = await next(document, token);
+  for (const lens of lenses ?? []) {
+    const tooltip = (lens as vscode.CodeLens & { data?: { tooltip?: unknown } }).data?.tooltip;
+    if (lens.command && typeof tooltip === 'string') lens.command.tooltip = tooltip;
+  }
+  return lenses;
+}
+
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('xrepotest') && client.isRunning()) void client.sendNotification(SETTINGS_CHANGED, engineSettings()).catch((err: Error) => log.warn(`the settings did not reach the engine server: ${err.message}`));
     }),
     vscode.commands.registerCommand('xrepotest.setApiKey', async (provider?: string, key?: string) => {
-      const which = provider ?? (await vscode.window.showQuickPick(Object.keys(API_KEY_SECRETS), { placeHolder: 'The provider whose API key to store' }));
+      const which =
+        provider ??
+        (
+          await vscode.window.showQuickPick(apiKeyChoices(context.extension.packageJSON, Object.keys(API_KEY_SECRETS), engineSettings().provider), {
+            title: 'XRepoTest: Set an API key',
+            placeHolder: 'The provider whose API key to store (kept in the editor\'s secret storage)',
+          })
+        )?.label;
       if (!which || !API_KEY_SECRETS[which]) return false;
       // A key passed as an argument comes from automation (tests, another extension's setup step).
       const value = key ?? (await vscode.window.showInputBox({ prompt: `API key for ${which} (kept in the editor's secret storage)`, password: true, ignoreFocusOut: true }));
@@ -65,7 +92,7 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   registerBridge(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench, environment };
+  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine) };
 }
 
 export async function deactivate(): Promise<void> {

@@ -6,9 +6,10 @@ import type { CandidatePhase, FocalLine, ScoreFunctionResult } from '../shared/s
 
 export type ItemState = 'passed' | 'failed' | 'errored' | 'skipped';
 
-/** `baseline #1`, `claude-sonnet-4-5 #2 (repair 1)`. */
+/** `offline baseline test 1`, `claude-sonnet-4-5 test 2 (repair 1)`: who wrote the test, its number under the function, its repair. */
 export function candidateLabel(model: string, seq: number, round: number): string {
-  return `${model} #${seq}${round > 0 ? ` (repair ${round})` : ''}`;
+  const author = model === 'baseline' ? 'offline baseline' : model;
+  return `${author} test ${seq}${round > 0 ? ` (repair ${round})` : ''}`;
 }
 
 /**

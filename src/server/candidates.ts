@@ -8,12 +8,13 @@ import { CodeLensRefreshRequest, LSPErrorCodes, ResponseError, type Cancellation
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
 import { focalPathInRepo } from '../engine/execute/sandbox';
-import { mutationFraction } from '../engine/mutate/counts';
+import { detectedMutants } from '../engine/mutate/counts';
 import type { MutationResult } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { refusalOf } from '../engine/extract/targeting';
 import { verdictOfProblem, type EnvironmentVerdict } from '../engine/environment';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
+import { hasAssertions } from '../engine/score/assertions';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { EngineSettings } from '../shared/protocol';
 import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctionResult } from '../shared/scoring-protocol';
@@ -152,16 +153,68 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
   return e;
 }
 
-/** `✓ TPR 1/1 · Cov 85% · IR ✓`: what the lens shows once a function is scored. */
-export function summaryOf(r: Pick<ScoreFunctionResult, 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'mutation' | 'environment'>): string {
+type Scored = Pick<
+  ScoreFunctionResult,
+  'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'smoke' | 'mutation' | 'environment'
+>;
+
+/** `24 %`: the share of the function's executable lines the test ran. */
+function linesRun(r: Pick<Scored, 'coveredLines' | 'executableLines'>): number {
+  return r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
+}
+
+/** Why a test is a smoke test, in the words the lens shows. */
+function smokeWhy(r: Pick<Scored, 'provider'>): string {
+  return r.provider === 'baseline' ? 'offline baseline' : 'no assertions';
+}
+
+/** `caught 1 of 2 mutants (1 by timing out)`, counted as the stored records count it (counts.ts). */
+function mutantsCaught(m: NonNullable<Scored['mutation']>): string {
+  return `caught ${detectedMutants(m)} of ${m.viable} mutant${m.viable === 1 ? '' : 's'}${m.timedOut ? ` (${m.timedOut} by timing out)` : ''}`;
+}
+
+/**
+ * What the lens and the Testing view show once a function is scored, in plain words:
+ * `✓ 1 of 1 tests pass · 24 % of the function's lines run · calls Find · caught 1 of 2 mutants`.
+ * A smoke test's pass is ◌, never ✓: `◌ smoke test only: runs Find without checking results (offline baseline) · …`.
+ */
+export function summaryOf(r: Scored): string {
   // The machine's gap, not the test's: no metrics for a test that never ran.
   if (r.environment) return `⚠ can't run here: ${r.environment.cause}`;
-  const cov = r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
-  // A tampering slot's report is the test's own forgery: its counts are not shown as a rate.
-  const tpr = !r.compiled ? 'does not compile' : r.failureCategory === 'tampering' ? 'tampering detected' : `TPR ${r.testsPassed}/${r.testsRan}`;
-  // Counted as the stored records count it (counts.ts): timed-out mutants are detected, and said.
-  const ms = r.mutation && !r.mutation.error ? ` · ${mutationFraction(r.mutation)}` : '';
-  return `${r.passed ? '✓' : '✗'} ${tpr} · Cov ${cov}% · IR ${r.invoked ? '✓' : '✗'}${ms}${r.provider === 'baseline' ? ' (baseline)' : ''}`;
+  if (!r.compiled) return '✗ the test does not compile';
+  // A tampering test's report is the test's own forgery: its counts are not shown.
+  if (r.failureCategory === 'tampering') return '✗ the test tampers with its own result';
+  const name = r.functionName;
+  const smokePass = r.passed && r.smoke;
+  const head = smokePass
+    ? `◌ smoke test only: ${r.invoked ? `runs ${name} without checking results` : `does not call ${name} and checks no results`} (${smokeWhy(r)})`
+    : r.testsRan === 0
+      ? '✗ no test ran'
+      : `${r.passed ? '✓' : '✗'} ${r.testsPassed} of ${r.testsRan} tests pass`;
+  const parts = [head, `${linesRun(r)} % of the function's lines run`];
+  if (!smokePass) parts.push(r.invoked ? `calls ${name}` : `does not call ${name}`);
+  if (r.mutation && !r.mutation.error) parts.push(mutantsCaught(r.mutation));
+  return parts.join(' · ');
+}
+
+/** The score lens's tooltip: what each number of the summary means, with this test's numbers. */
+export function scoreTooltip(r: Scored): string {
+  const name = r.functionName;
+  if (r.environment) return `The test never ran: ${r.environment.cause}. How to fix: ${r.environment.fix}.`;
+  if (!r.compiled) return `The test does not compile, so nothing ran: ${name} has no score yet. The Testing view shows the compiler's message; "Repair" or "Regenerate" there tries again.`;
+  if (r.failureCategory === 'tampering') return 'The test changed how its results are reported (for example by exiting early or rewriting the runner\'s output), so its counts cannot be trusted and are not shown.';
+  const lines = [
+    r.smoke && r.passed
+      ? `Smoke test only: the test has no assertions${r.provider === 'baseline' ? ' (the offline baseline writes such tests when no model is set)' : ''}. Passing shows that ${name} runs without crashing, not that its results are right. Choose a model ("XRepoTest: Choose a model…") for tests that check results.`
+      : `${r.testsPassed} of ${r.testsRan} tests pass: the test cases the runner reported, and how many of them passed.`,
+    `${linesRun(r)} % of the function's lines run: ${r.coveredLines.length} of the ${r.executableLines.length} executable lines of ${name} ran during the test.`,
+    r.invoked ? `calls ${name}: the test calls ${name} itself (not only other code of the package).` : `does not call ${name}: the test never calls ${name} itself, so it does not test it.`,
+  ];
+  if (r.mutation && !r.mutation.error)
+    lines.push(
+      `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.`,
+    );
+  return lines.join('\n');
 }
 
 /**
@@ -224,6 +277,7 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     provider: by.provider,
     // The harness or the machine failed before the test ran: a verdict with its fix, and nothing measured.
     ...(e.environment ? { invoked: false, environment: verdictOfProblem({ cause: e.environment.cause, reason: map(e.environment.reason) }, focal.adapter.id, e.executor.kind) } : {}),
+    smoke: by.provider === 'baseline' || !hasAssertions(focal.adapter.assertions, testCode),
   };
   return {
     ...base,
@@ -270,6 +324,7 @@ export function environmentResultOf(focal: Focal, by: Authorship, environment: E
     reason: `${environment.cause}; ${environment.fix}`,
     testCode: '',
     provider: by.provider,
+    smoke: false,
     environment,
   };
   return {

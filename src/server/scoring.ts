@@ -20,7 +20,7 @@ import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
 import { environmentRefusal } from './environment';
-import { environmentResultOf, focalOf, remember, reportRunnerPhase, resultOf, withMutation, withProgress, type Focal, type Progress } from './candidates';
+import { environmentResultOf, focalOf, remember, reportRunnerPhase, resultOf, scoreTooltip, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
@@ -135,6 +135,11 @@ export function withLens(functions: DocumentFunction[], settings: Pick<EngineSet
   return functions.filter((f) => (settings.codeLensFunctions === 'all' ? f.untestable === null : f.rule === null));
 }
 
+/** The function lens's tooltip: what the line count is and why this function has a lens. */
+export function functionLensTooltip(name: string, lines: number, filters: { minLines: number; maxLines: number }): string {
+  return `${name} has ${lines} lines of code (comments and blank lines not counted). Functions of ${filters.minLines} to ${filters.maxLines} lines get this lens (settings "xrepotest.extract.minLines" and "xrepotest.extract.maxLines").`;
+}
+
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
 export function registerScoring(state: ServerState): void {
   const { connection, documents } = state;
@@ -149,11 +154,12 @@ export function registerScoring(state: ServerState): void {
     return focal.flatMap((f) => {
       const range = { start: { line: f.startLine - 1, character: 0 }, end: { line: f.startLine - 1, character: 0 } };
       const lenses: CodeLens[] = [
-        { range, command: { title: `XRepoTest: focal function ${f.name} (${f.nonCommentLines} lines)`, command: '' } },
+        // A command's tooltip does not survive the protocol; `data.tooltip` carries it to the client's lens middleware (extension.ts).
+        { range, command: { title: `XRepoTest: ${f.name} (${f.nonCommentLines} lines)`, command: '' }, data: { tooltip: functionLensTooltip(f.name, f.nonCommentLines, filters) } },
         { range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } },
       ];
       const score = scored?.get(f.startLine);
-      if (score) lenses.push({ range, command: { title: score.summary, command: '' } });
+      if (score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
       // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
       if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });

@@ -22,7 +22,13 @@ export interface ScoreFunctionResult {
   reason: string | null;
   testCode: string;
   provider: string;
-  /** The code lens line: `TPR 1/1 · Cov 85% · IR ✓`. */
+  /**
+   * A smoke test: written by the offline baseline, or with no assertion of its language's test
+   * frameworks (languages/<id>/assertions.ts). It shows the function runs, not that it is right; the
+   * editor marks its pass ◌ instead of ✓. Presentation only: the benchmark counts its pass (METRICS.md).
+   */
+  smoke: boolean;
+  /** The code lens line, in plain words: `✓ 1 of 1 tests pass · 85 % of the function's lines run · calls Find`. */
   summary: string;
   /**
    * Set when the test could not run because of the machine, not the test (the language's toolchain

@@ -92,6 +92,8 @@ describe('Environment verdicts', () => {
 
     it('the lens says "can\'t run here" and shows no metrics for a test that never ran', () => {
       const summary = summaryOf({
+        functionName: 'Find',
+        smoke: false,
         compiled: false,
         passed: false,
         failureCategory: 'environment',

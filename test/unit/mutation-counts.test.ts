@@ -17,14 +17,14 @@ describe('mutant counts: one definition for the records and the editor (METRICS.
 
   it('gives the editor the numbers the stored record keeps, and its lens the same fraction', () => {
     const stored = toResultMutation(RUN);
-    const base = { compiled: true, passed: true, failureCategory: null, testsRan: 1, testsPassed: 1, coveredLines: [1], executableLines: [1], invoked: true, provider: 'baseline', summary: '' } as unknown as ScoreFunctionResult;
+    const base = { functionName: 'Status', smoke: true, compiled: true, passed: true, failureCategory: null, testsRan: 1, testsPassed: 1, coveredLines: [1], executableLines: [1], invoked: true, provider: 'baseline', summary: '' } as unknown as ScoreFunctionResult;
     const shown = withMutation(base, RUN);
     assert.deepEqual(shown.mutation, { killed: stored.killed, timedOut: stored.timed_out, viable: stored.viable, mutants: stored.mutants, score: stored.score });
-    assert.match(shown.summary, / · MS 7\/8 \(2 timed out\) \(baseline\)$/);
+    assert.match(shown.summary, / · caught 7 of 8 mutants \(2 by timing out\)$/);
     assert.equal(withMutation(base, undefined), base);
     // A run that could not start shows no MS, but says why in the result.
     const failed = withMutation(base, { ...RUN, error: 'the test does not pass on the original' });
     assert.equal(failed.mutation?.error, 'the test does not pass on the original');
-    assert.doesNotMatch(failed.summary, /MS/);
+    assert.doesNotMatch(failed.summary, /mutants/);
   });
 });

@@ -54,8 +54,8 @@ describe('Testing view: places in the test code', () => {
 
 describe('Testing view: candidates', () => {
   it('labels candidates by model, number and repair round', () => {
-    assert.equal(candidateLabel('baseline', 1, 0), 'baseline #1');
-    assert.equal(candidateLabel('claude-sonnet-4-5', 2, 1), 'claude-sonnet-4-5 #2 (repair 1)');
+    assert.equal(candidateLabel('baseline', 1, 0), 'offline baseline test 1');
+    assert.equal(candidateLabel('claude-sonnet-4-5', 2, 1), 'claude-sonnet-4-5 test 2 (repair 1)');
   });
 
   it('makes a compile failure an error, a failing assertion a failure, other non-passes errors', () => {

@@ -69,6 +69,11 @@ const USER_SETTINGS = {
   'xrepotest.mutation.enabled': false,
 };
 
+const MACHINE_SETTINGS = {
+  // Walkthroughs open on a first activation (VS Code's and XRepoTest's own); the first-run test opens it itself.
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
+};
+
 interface Options {
   screenshots: string;
   timeoutMs: number;
@@ -125,6 +130,9 @@ function makeSandbox(fixture: string): { root: string; workspace: string; env: N
     path.join(root, 'user-data', 'User', 'settings.json'),
     JSON.stringify(USER_SETTINGS, null, 2),
   );
+  // Machine-scoped settings of a remote window (code-server is one) are read from the Machine file only.
+  fs.mkdirSync(path.join(root, 'user-data', 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'user-data', 'Machine', 'settings.json'), JSON.stringify(MACHINE_SETTINGS, null, 2));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     XDG_CONFIG_HOME: dir('xdg/config'),

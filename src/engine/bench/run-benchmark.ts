@@ -4,6 +4,7 @@ import type { Executor } from '../execute/types';
 import type { Prompt, Provider } from '../generate/types';
 import { parseLanguageId, type LanguageId } from '../languages';
 import { buildReport } from '../report/report';
+import { runLabel } from '../report/run-label';
 import { dedupeSlots, duplicatesNote } from '../report/dedupe';
 import { reportHtml } from '../report/html';
 import { reportJson } from '../report/json';
@@ -162,7 +163,7 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
   // The full report (tables with intervals, charts) is derived from the results, never the other way.
   const reports: BenchmarkOutcome['reports'] = {};
   if (outcome.results.length) {
-    const report = buildReport(outcome.results, { label: `bench: ${settings.provider} ${settings.model}, mode ${settings.mode}` });
+    const report = buildReport(outcome.results, { label: `XRepoTest benchmark: ${runLabel(settings)}` });
     reports.markdown = path.join(plan.runDir, 'report.md');
     reports.html = path.join(plan.runDir, 'report.html');
     reports.json = path.join(plan.runDir, 'report.json');

@@ -3,6 +3,7 @@ import type { Toolchain } from '../execute/toolchain';
 import type { MutationEditsFor } from '../mutate/types';
 import type { LanguageId } from '../parse/grammars';
 import type { LanguagePrompt } from '../prompt/language-prompt';
+import type { LanguageAssertions } from '../score/assertions';
 import type { LanguageFailureRules } from '../score/failure-rules';
 import type { LanguageInvocation } from '../score/invocation-target';
 import type { LanguageTamperingRules } from '../score/tampering-rules';
@@ -104,6 +105,8 @@ export interface LanguageAdapter extends LanguageExtraction {
   tampering: LanguageTamperingRules;
   /** The mutation operators' edits of the focal function (METRICS.md item 6; mutate/mutants.ts filters and caps). */
   mutationOperators: MutationEditsFor;
+  /** What a check looks like in this language's tests: a test with none is shown as a smoke test (score/assertions.ts). */
+  assertions: LanguageAssertions;
   /** The offline baseline: one deterministic test from the task record alone (generate/baseline/ serves it as a provider). */
   baseline(task: TaskRecord): Promise<string>;
   /** The paper's prompt template and the fences replies are read by (prompt/templates.ts, prompt/extract-test.ts). */

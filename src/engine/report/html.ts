@@ -183,12 +183,12 @@ function overview(report: Report): string {
   const e = (m: MetricId): string => fmtEstimate(pooled?.metrics[m] ?? null).value;
   const ci = (m: MetricId): string => fmtEstimate(pooled?.metrics[m] ?? null).ci;
   return `<div class="cards" id="overview">${[
-    card('Slots', String(t.slots), `${t.tasks} tasks, ${t.repositories} repositories`),
+    card('Slots (generated tests scored)', String(t.slots), `${t.tasks} tasks, ${t.repositories} repositories`),
     card('Languages', String(t.languages.length), t.languages.join(', ')),
-    card('TPR %', e('tpr'), ci('tpr')),
-    card('Cov %', e('cov'), ci('cov')),
-    card('IR %', e('ir'), ci('ir')),
-    ...(t.mutationRan ? [card('MS %', e('ms'), ci('ms'))] : []),
+    card('TPR % (all of a test\'s cases pass)', e('tpr'), ci('tpr')),
+    card('Cov % (function lines run)', e('cov'), ci('cov')),
+    card('IR % (the test calls the function)', e('ir'), ci('ir')),
+    ...(t.mutationRan ? [card('MS % (mutants caught)', e('ms'), ci('ms'))] : []),
   ].join('')}</div>`;
 }
 

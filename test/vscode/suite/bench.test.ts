@@ -156,8 +156,8 @@ describe('Run a benchmark from the command palette (example dataset, baseline, l
       name: 'bench-pickers',
       steps: [
         { waitForText: 'XRepoTest benchmark (1/6): dataset', type: 'This workspace', press: 'Enter' },
-        { waitForText: 'XRepoTest benchmark (2/6): provider', type: 'baseline', press: 'Enter' },
-        { waitForText: 'XRepoTest benchmark (4/6): context mode', type: 'standard', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (2/6): where tests come from', type: 'baseline', press: 'Enter' },
+        { waitForText: 'XRepoTest benchmark (4/6): context', type: 'standard', press: 'Enter' },
         { waitForText: 'XRepoTest benchmark (5/6): where tests run', type: 'local', press: 'Enter' },
         { waitForText: 'XRepoTest benchmark (6/6): how many tasks', type: '2', press: 'Enter' },
         { waitForText: 'XRepoTest benchmark: run folder', type: 'A new run folder', press: 'Enter' },

@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { extractWithCli, openInEditor, screenshot, waitFor, workspaceRoot, type CliTask } from './helpers';
 
 const FILE = 'item.go';
-const LENS_TITLE = /^XRepoTest: focal function (\S+) \((\d+) lines\)$/;
+const LENS_TITLE = /^XRepoTest: (\S+) \((\d+) lines\)$/;
 
 function ourLenses(lenses: vscode.CodeLens[]): vscode.CodeLens[] {
   return lenses.filter((lens) => lens.command?.title.startsWith('XRepoTest:'));

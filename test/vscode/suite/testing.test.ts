@@ -107,7 +107,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     const candidates = children(focal);
     baselineItem = candidates.find((c) => testing.resultOf(c)?.testCode === generated.testCode)!;
     assert.ok(baselineItem, 'a candidate holds the generated test');
-    assert.match(String(baselineItem.label), /^baseline #\d+$/);
+    assert.match(String(baselineItem.label), /^offline baseline test \d+$/);
 
     const cases = children(baselineItem);
     assert.ok(generated.cases.length > 0, 'the runner reported test cases');
@@ -205,7 +205,7 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     assert.strictEqual(r.sample, Math.max(...samples) + 1, 'a sample not generated before');
     const added = children(focal).at(-1)!;
     assert.strictEqual(testing.resultOf(added)?.sample, r.sample);
-    assert.match(String(added.label), /^baseline #\d+$/);
+    assert.match(String(added.label), /^offline baseline test \d+$/);
   });
 
   it('"Accept into project" writes the test where Go puts tests, and nothing was written before', async function () {

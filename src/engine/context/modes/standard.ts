@@ -3,7 +3,7 @@ import type { ContextModeSpec } from './types';
 /** The focal function alone: no context block. */
 export const standardMode: ContextModeSpec<'standard'> = {
   id: 'standard',
-  label: 'Standard (the focal function alone)',
+  label: 'Standard (the function alone)',
   needs: () => [],
   gather: async () => ({}),
   render: () => '',

@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { goAssertions } from './assertions';
 import { goBaselineTest } from './baseline';
 import { goExtraction } from './extract';
 import { goFailureRules } from './failures';
@@ -27,6 +28,7 @@ export const goAdapter: LanguageAdapter = {
   invocation: goInvocation,
   tampering: goTamperingRules,
   mutationOperators: goMutationEdits,
+  assertions: goAssertions,
   baseline: goBaselineTest,
   prompt: goPrompt,
 

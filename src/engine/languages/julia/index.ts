@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { juliaAssertions } from './assertions';
 import { juliaBaselineTest } from './baseline';
 import { juliaExtraction } from './extract';
 import { juliaFailureRules } from './failures';
@@ -27,6 +28,7 @@ export const juliaAdapter: LanguageAdapter = {
   invocation: juliaInvocation,
   tampering: juliaTamperingRules,
   mutationOperators: juliaMutationEdits,
+  assertions: juliaAssertions,
   baseline: juliaBaselineTest,
   prompt: juliaPrompt,
 

@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { phpAssertions } from './assertions';
 import { phpBaselineTest } from './baseline';
 import { phpExtraction } from './extract';
 import { phpFailureRules } from './failures';
@@ -27,6 +28,7 @@ export const phpAdapter: LanguageAdapter = {
   invocation: phpInvocation,
   tampering: phpTamperingRules,
   mutationOperators: phpMutationEdits,
+  assertions: phpAssertions,
   baseline: phpBaselineTest,
   prompt: phpPrompt,
 

@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { rubyAssertions } from './assertions';
 import { rubyBaselineTest } from './baseline';
 import { rubyExtraction } from './extract';
 import { rubyFailureRules } from './failures';
@@ -27,6 +28,7 @@ export const rubyAdapter: LanguageAdapter = {
   invocation: rubyInvocation,
   tampering: rubyTamperingRules,
   mutationOperators: rubyMutationEdits,
+  assertions: rubyAssertions,
   baseline: rubyBaselineTest,
   prompt: rubyPrompt,
 

@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { rustAssertions } from './assertions';
 import { rustBaselineTest } from './baseline';
 import { rustExtraction } from './extract';
 import { rustFailureRules } from './failures';
@@ -29,6 +30,7 @@ export const rustAdapter: LanguageAdapter = {
   invocation: rustInvocation,
   tampering: rustTamperingRules,
   mutationOperators: rustMutationEdits,
+  assertions: rustAssertions,
   baseline: rustBaselineTest,
   prompt: rustPrompt,
 

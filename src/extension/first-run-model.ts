@@ -1,0 +1,63 @@
+/**
+ * The first run's decisions, with no `vscode` import (unit-tested): when the walkthrough opens, when
+ * the "no model is set" notice shows, and what choosing a model asks for and writes.
+ */
+
+/** globalState: the walkthrough was offered once (on this machine's first activation). */
+export const WALKTHROUGH_SEEN_KEY = 'xrepotest.firstRun.walkthroughSeen';
+/** workspaceState: the baseline notice was shown in this workspace. */
+export const BASELINE_NOTICE_KEY = 'xrepotest.firstRun.baselineNoticeShown';
+/** `contributes.walkthroughs[].id` in package.json. */
+export const WALKTHROUGH_ID = 'xrepotest.gettingStarted';
+
+/**
+ * Open the walkthrough on the first activation only, and only where the editor opens walkthroughs of
+ * newly installed extensions (`workbench.welcomePage.walkthroughs.openOnInstall`, true by default).
+ */
+export function shouldOpenWalkthrough(state: { seen: boolean | undefined; openOnInstall: boolean | undefined }): boolean {
+  return state.seen !== true && state.openOnInstall !== false;
+}
+
+export const BASELINE_NOTICE = 'No model is set: XRepoTest writes offline smoke tests (no assertions). Choose a model for tests that check results.';
+export const NOTICE_ACTIONS = { choose: 'Choose a model', key: 'Set an API key', keep: 'Keep the offline tests' } as const;
+export type NoticeAction = (typeof NOTICE_ACTIONS)[keyof typeof NOTICE_ACTIONS];
+
+/** The notice shows at the first baseline scoring of a workspace, never again there. */
+export function shouldShowBaselineNotice(state: { provider: string; shownInWorkspace: boolean | undefined }): boolean {
+  return state.provider === 'baseline' && state.shownInWorkspace !== true;
+}
+
+/** What a notice answer does: a command to run, or nothing (kept offline, or dismissed). */
+export function noticeCommand(answer: string | undefined): 'xrepotest.chooseModel' | 'xrepotest.setApiKey' | undefined {
+  if (answer === NOTICE_ACTIONS.choose) return 'xrepotest.chooseModel';
+  if (answer === NOTICE_ACTIONS.key) return 'xrepotest.setApiKey';
+  return undefined;
+}
+
+/** What "Choose a model" asks after the provider, and what it writes. */
+export interface ModelPlan {
+  /** Ask for a model name (with this suggestion when none is set). */
+  askModel: boolean;
+  suggestedModel: string;
+  /** Ask for the server's base URL (an OpenAI-compatible server has no default). */
+  askBaseUrl: boolean;
+  /** Offer to store an API key when none is stored. */
+  needsKey: boolean;
+}
+
+const SUGGESTED_MODEL: Record<string, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5.2', 'openai-compatible': '' };
+
+export function modelPlan(provider: string): ModelPlan {
+  const model = provider !== 'baseline' && provider !== 'replay';
+  return {
+    askModel: model,
+    suggestedModel: SUGGESTED_MODEL[provider] ?? '',
+    askBaseUrl: provider === 'openai-compatible',
+    needsKey: provider === 'anthropic' || provider === 'openai',
+  };
+}
+
+/** The model input's starting value: the model set now unless it was set for another provider. */
+export function initialModel(plan: ModelPlan, current: { provider: string; model: string }, chosen: string): string {
+  return current.model && current.provider === chosen ? current.model : plan.suggestedModel || current.model;
+}

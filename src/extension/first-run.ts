@@ -1,0 +1,130 @@
+/**
+ * The first run: the walkthrough on the first activation, the "no model is set" notice at a
+ * workspace's first baseline scoring, and "XRepoTest: Choose a model…" (a provider with its
+ * description, then the model, written to the user's settings). The decisions are in first-run-model.ts.
+ */
+import * as vscode from 'vscode';
+import type { ScoreFunctionResult } from '../shared/scoring-protocol';
+import { PROVIDER_SETTINGS } from '../shared/protocol';
+import type { Engine } from './engine';
+import {
+  BASELINE_NOTICE,
+  BASELINE_NOTICE_KEY,
+  initialModel,
+  modelPlan,
+  NOTICE_ACTIONS,
+  noticeCommand,
+  shouldOpenWalkthrough,
+  shouldShowBaselineNotice,
+  WALKTHROUGH_ID,
+  WALKTHROUGH_SEEN_KEY,
+} from './first-run-model';
+import { onDidScoreFunction } from './scoring';
+import { choiceDescription, settingChoices } from './setting-choices';
+import { API_KEY_SECRETS, engineSettings } from './settings';
+
+/** What the editor tests read: the flags, and each notice as it was shown. */
+export interface FirstRunApi {
+  walkthroughSeen(): boolean;
+  /** Whether this activation opened the walkthrough (the first one, where the editor opens walkthroughs on install). */
+  walkthroughOpenedAtActivation: boolean;
+  baselineNoticeShown(): boolean;
+  /** Forget the notice for this workspace (tests, and a user who wants it back). */
+  resetBaselineNotice(): Thenable<void>;
+  /** Every baseline notice shown this session: its text and its actions. */
+  notices: { message: string; actions: string[] }[];
+  /** What an answer to the notice does (the notification's buttons call this). */
+  answerBaselineNotice(answer: string | undefined): Promise<unknown>;
+}
+
+export function registerFirstRun({ context, log }: Engine): FirstRunApi {
+  const notices: FirstRunApi['notices'] = [];
+
+  // The walkthrough, once per machine: the flag is set whether or not the editor opens walkthroughs itself.
+  const seen = context.globalState.get<boolean>(WALKTHROUGH_SEEN_KEY);
+  const openOnInstall = vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall');
+  const openWalkthrough = shouldOpenWalkthrough({ seen, openOnInstall });
+  log.info(`walkthrough: ${openWalkthrough ? 'first activation, opening it' : seen ? 'offered before' : 'the editor does not open walkthroughs on install'}`);
+  if (openWalkthrough) {
+    void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false).then(undefined, (e: Error) => log.warn(`the walkthrough did not open: ${e.message}`));
+  }
+  if (seen !== true) void context.globalState.update(WALKTHROUGH_SEEN_KEY, true);
+
+  const answerBaselineNotice = async (answer: string | undefined): Promise<unknown> => {
+    const command = noticeCommand(answer);
+    if (answer === NOTICE_ACTIONS.keep) log.info('keeping the offline baseline (smoke tests); "XRepoTest: Choose a model…" changes it');
+    return command ? vscode.commands.executeCommand(command) : undefined;
+  };
+
+  const noticeOnce = (result: ScoreFunctionResult): void => {
+    if (!shouldShowBaselineNotice({ provider: result.provider, shownInWorkspace: context.workspaceState.get<boolean>(BASELINE_NOTICE_KEY) })) return;
+    void context.workspaceState.update(BASELINE_NOTICE_KEY, true);
+    const actions = [NOTICE_ACTIONS.choose, NOTICE_ACTIONS.key, NOTICE_ACTIONS.keep];
+    notices.push({ message: BASELINE_NOTICE, actions });
+    void vscode.window.showInformationMessage(`XRepoTest: ${BASELINE_NOTICE}`, ...actions).then(answerBaselineNotice);
+  };
+
+  context.subscriptions.push(
+    onDidScoreFunction.event(noticeOnce),
+    vscode.commands.registerCommand('xrepotest.chooseModel', () => chooseModel(context, log)),
+  );
+
+  return {
+    walkthroughOpenedAtActivation: openWalkthrough,
+    walkthroughSeen: () => context.globalState.get<boolean>(WALKTHROUGH_SEEN_KEY) === true,
+    baselineNoticeShown: () => context.workspaceState.get<boolean>(BASELINE_NOTICE_KEY) === true,
+    resetBaselineNotice: () => context.workspaceState.update(BASELINE_NOTICE_KEY, undefined),
+    notices,
+    answerBaselineNotice,
+  };
+}
+
+/**
+ * A provider (each with its description), then what it needs: a model name, an OpenAI-compatible
+ * server's URL, an API key when none is stored. Written to the user's settings; returns the provider
+ * chosen, or undefined when the user pressed Escape.
+ */
+async function chooseModel(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): Promise<string | undefined> {
+  const current = engineSettings();
+  const picked = await vscode.window.showQuickPick(
+    settingChoices(context.extension.packageJSON, 'xrepotest.provider', PROVIDER_SETTINGS, current.provider).map((c) => ({ label: c.label, description: choiceDescription(c) })),
+    { title: 'XRepoTest: Choose a model (1/2): where tests come from', placeHolder: 'A model API, an OpenAI-compatible server, or the offline baseline', ignoreFocusOut: true },
+  );
+  if (!picked) return undefined;
+  const provider = picked.label;
+  const plan = modelPlan(provider);
+  const config = vscode.workspace.getConfiguration('xrepotest');
+  let model: string | undefined;
+  if (plan.askModel) {
+    model = await vscode.window.showInputBox({
+      title: 'XRepoTest: Choose a model (2/2): the model',
+      prompt: `The ${provider} model's name${plan.suggestedModel ? ` (for example ${plan.suggestedModel})` : ''}`,
+      value: initialModel(plan, current, provider),
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? undefined : 'a model name, as the provider spells it'),
+    });
+    if (model === undefined) return undefined;
+  }
+  let baseUrl: string | undefined;
+  if (plan.askBaseUrl) {
+    baseUrl = await vscode.window.showInputBox({
+      title: 'XRepoTest: Choose a model: the server',
+      prompt: 'The server\'s OpenAI-compatible API address (Ollama: http://127.0.0.1:11434/v1)',
+      value: current.baseUrl || 'http://127.0.0.1:11434/v1',
+      ignoreFocusOut: true,
+      validateInput: (v) => (/^https?:\/\/\S+$/.test(v.trim()) ? undefined : 'an http:// or https:// address'),
+    });
+    if (baseUrl === undefined) return undefined;
+  }
+  await config.update('provider', provider, vscode.ConfigurationTarget.Global);
+  if (model !== undefined) await config.update('model', model.trim(), vscode.ConfigurationTarget.Global);
+  if (baseUrl !== undefined) await config.update('baseUrl', baseUrl.trim(), vscode.ConfigurationTarget.Global);
+  log.info(`provider set to ${provider}${model ? `, model ${model.trim()}` : ''}`);
+  if (provider === 'replay' && !config.get<string>('replayFile')) void vscode.commands.executeCommand('workbench.action.openSettings', 'xrepotest.replayFile');
+  const secret = API_KEY_SECRETS[provider];
+  if (plan.needsKey && secret && !(await context.secrets.get(secret))) {
+    const set = await vscode.window.showInformationMessage(`XRepoTest: ${provider} needs an API key (kept in the editor's secret storage).`, 'Set an API key');
+    if (set) await vscode.commands.executeCommand('xrepotest.setApiKey', provider);
+  }
+  return provider;
+}
