@@ -235,6 +235,20 @@ export interface Authorship {
   round: number;
 }
 
+/** Which function a result is about (in the workspace) and who wrote its test: every result carries both. */
+function functionAndAuthor(focal: Focal, by: Authorship): Pick<ScoreFunctionResult, 'uri' | 'startLine' | 'endLine' | 'focalFile' | 'model' | 'sample' | 'round'> {
+  const { task } = focal;
+  return {
+    uri: focal.uri,
+    startLine: task.function_component.start_line,
+    endLine: task.function_component.end_line,
+    focalFile: path.join(focal.root, focalPathInRepo(task)),
+    model: by.model,
+    sample: by.sample,
+    round: by.round,
+  };
+}
+
 /** The evaluation as the editor reads it: score, cases located in the test, coverage and logs in workspace terms. */
 export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Evaluation, withCoverage = true): ScoreFunctionResult {
   const { root, task } = focal;
@@ -282,14 +296,8 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
   return {
     ...base,
     summary: summaryOf(base),
-    uri: focal.uri,
-    startLine: task.function_component.start_line,
-    endLine: task.function_component.end_line,
-    focalFile: path.join(root, focalPathInRepo(task)),
+    ...functionAndAuthor(focal, by),
     focalLines: withCoverage ? e.score.coverage.executable.map((line) => ({ line, covered: covered.has(line) })) : [],
-    model: by.model,
-    sample: by.sample,
-    round: by.round,
     cases,
     compileError,
     placement,
@@ -310,7 +318,7 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
  * the verdict alone, with no test, no cases and no metrics.
  */
 export function environmentResultOf(focal: Focal, by: Authorship, environment: EnvironmentVerdict): ScoreFunctionResult {
-  const { root, task } = focal;
+  const { task } = focal;
   const base = {
     functionName: task.function_name,
     compiled: false,
@@ -330,14 +338,8 @@ export function environmentResultOf(focal: Focal, by: Authorship, environment: E
   return {
     ...base,
     summary: summaryOf(base),
-    uri: focal.uri,
-    startLine: task.function_component.start_line,
-    endLine: task.function_component.end_line,
-    focalFile: path.join(root, focalPathInRepo(task)),
+    ...functionAndAuthor(focal, by),
     focalLines: [],
-    model: by.model,
-    sample: by.sample,
-    round: by.round,
     cases: [],
     compileError: null,
     placement: null,

@@ -3,7 +3,6 @@
  * takes from automation, the default run folder, the bundled example dataset, the progress line.
  */
 import * as path from 'node:path';
-import type { BenchProgressParams } from './bench-protocol';
 import { CONTEXT_MODE_NAMES, EXECUTOR_KINDS, PROVIDER_SETTINGS, type ContextModeName, type EngineSettings, type ProviderSetting } from './protocol';
 
 /**
@@ -137,17 +136,4 @@ export function exampleDataset(extensionRoot: string, exists: (p: string) => boo
 export function formatDuration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s >= 3600 ? `${Math.floor(s / 3600)}h${pad(Math.floor((s % 3600) / 60))}m` : s >= 60 ? `${Math.floor(s / 60)}m${pad(s % 60)}s` : `${s}s`;
-}
-
-/** The notification's line: `2/5 tasks · CSR 100% TPR 50% Cov 40% · ETA 1m05s`. */
-export function formatBenchProgress(p: BenchProgressParams): string {
-  const rates = p.results ? ` · CSR ${Math.round(p.csr)}% TPR ${Math.round(p.tpr)}% Cov ${Math.round(p.coverage)}%` : '';
-  const eta = p.etaMs === null ? '' : p.tasksDone < p.tasksTotal ? ` · ETA ${formatDuration(p.etaMs)}` : '';
-  const resumed = p.resumed ? ` (${p.resumed} results from before)` : '';
-  return `${p.tasksDone}/${p.tasksTotal} tasks${resumed}${rates}${eta}`;
-}
-
-/** The estimated time left from the tasks finished so far; null before the first one. */
-export function etaMs(tasksDone: number, tasksTotal: number, elapsedMs: number): number | null {
-  return tasksDone > 0 ? (elapsedMs / tasksDone) * (tasksTotal - tasksDone) : null;
 }

@@ -5,7 +5,7 @@ import { reportHtml } from '../../src/engine/report/html';
 import { buildReport } from '../../src/engine/report/report';
 import type { ResultRecord } from '../../src/engine/store/results';
 import { reportWebviewHtml } from '../../src/extension/report-webview-html';
-import { BenchArgsError, etaMs, exampleDataset, formatBenchProgress, newRunFolder, runFolderName, validateBenchArgs } from '../../src/shared/bench-options';
+import { BenchArgsError, exampleDataset, newRunFolder, runFolderName, validateBenchArgs } from '../../src/shared/bench-options';
 import { REPO_ROOT } from '../helpers/paths';
 
 describe('bench from the editor: options and run folders', () => {
@@ -59,16 +59,6 @@ describe('bench from the editor: options and run folders', () => {
     const dev = new Set(['/ext/examples/fixtures/tasks.jsonl', '/ext/examples/fixtures/manifest.json']);
     assert.deepEqual(exampleDataset('/ext', (p) => dev.has(p)), { tasks: '/ext/examples/fixtures/tasks.jsonl', manifest: '/ext/examples/fixtures/manifest.json' });
     assert.equal(exampleDataset('/ext', () => false), undefined);
-  });
-
-  it('words the progress line from the counts, with an ETA once a task has finished', () => {
-    const base = { runDir: '/r', results: 0, resumed: 0, csr: 0, tpr: 0, coverage: 0, elapsedMs: 0, pid: 1 };
-    assert.equal(formatBenchProgress({ ...base, tasksDone: 0, tasksTotal: 4, etaMs: etaMs(0, 4, 0) }), '0/4 tasks');
-    assert.equal(
-      formatBenchProgress({ ...base, tasksDone: 1, tasksTotal: 4, results: 2, csr: 100, tpr: 50, coverage: 42.4, elapsedMs: 20_000, etaMs: etaMs(1, 4, 20_000) }),
-      '1/4 tasks · CSR 100% TPR 50% Cov 42% · ETA 1m00s',
-    );
-    assert.equal(formatBenchProgress({ ...base, tasksDone: 4, tasksTotal: 4, results: 4, resumed: 3, csr: 75, tpr: 25, coverage: 10, etaMs: 0 }), '4/4 tasks (3 results from before) · CSR 75% TPR 25% Cov 10%');
   });
 });
 
