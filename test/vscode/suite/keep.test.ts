@@ -288,7 +288,7 @@ describe('Keep a generated test', () => {
       assert.strictEqual(r.passed, true, r.reason ?? r.summary);
       assert.match(r.testCode, /TestStatusRepaired/);
       assert.strictEqual(children(focal).length, before + 1);
-      assert.match(String(children(focal).at(-1)!.label), /^local-repairer #\d+ \(repair 1\)$/);
+      assert.match(String(children(focal).at(-1)!.label), /^local-repairer test \d+ \(repair 1\)$/);
     } finally {
       for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
       await new Promise((resolve) => server.close(resolve));
