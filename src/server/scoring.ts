@@ -156,16 +156,20 @@ export function registerScoring(state: ServerState): void {
       const lenses: CodeLens[] = [
         // A command's tooltip does not survive the protocol; `data.tooltip` carries it to the client's lens middleware (extension.ts).
         { range, command: { title: `XRepoTest: ${f.name} (${f.nonCommentLines} lines)`, command: '' }, data: { tooltip: functionLensTooltip(f.name, f.nonCommentLines, filters) } },
-        { range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } },
       ];
+      // While the function is being scored, what it is doing and Cancel take the place of Generate and
+      // of the last score (which the running scoring replaces): a long lens line is cut off at the right.
+      const running = scoringsInFlight.get(doc.uri, f.startLine);
+      if (running) {
+        lenses.push(...progressLenses(running).map((command) => ({ range, command })));
+        return lenses;
+      }
+      lenses.push({ range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
       const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
       // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
       if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
-      // While the function is being scored: what it is doing, and Cancel.
-      const running = scoringsInFlight.get(doc.uri, f.startLine);
-      if (running) lenses.push(...progressLenses(running).map((command) => ({ range, command })));
       return lenses;
     });
   });
