@@ -16,6 +16,7 @@ import { registerScoring } from '../../src/server/scoring';
 import { ServerState } from '../../src/server/state';
 import { registerTesting } from '../../src/server/testing';
 import { CLI, fixture } from '../helpers/paths';
+import { RawServer } from '../helpers/hostile-providers';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
@@ -30,6 +31,7 @@ function fakeConnection(): { connection: Connection; request(type: { method: str
     onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
     onCodeLens: () => none,
     sendRequest: async () => undefined,
+    sendNotification: async () => undefined,
     console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
     window: {
       createWorkDoneProgress: async () => ({
@@ -106,7 +108,7 @@ describe('the editor keeps what it scores: a run folder in the extension storage
     assert.equal(scored.mutation.timedOut, m.timed_out);
     assert.equal(scored.mutation.viable, m.viable);
     assert.equal(scored.mutation.score, m.score);
-    assert.ok(scored.summary.includes(`MS ${m.killed + m.timed_out}/${m.viable}`), scored.summary);
+    assert.ok(scored.summary.includes(`caught ${m.killed + m.timed_out} of ${m.viable} mutant`), scored.summary);
     // The generation is kept beside it, and the workspace folder is named as the repository's checkout.
     assert.equal(lines(path.join(runDir, 'generations.jsonl')).length, 1);
     assert.deepEqual(readCheckouts(runDir), { 'inventory-go': root });
@@ -116,8 +118,22 @@ describe('the editor keeps what it scores: a run folder in the extension storage
     const failing = 'package inventory\n\nimport "testing"\n\nfunc TestStatusWrong(t *testing.T) {\n\tif got := (Item{Expires: 5}).Status(1); got != "nope" {\n\t\tt.Fatalf("got %q", got)\n\t}\n}\n';
     const ran = await server.request(RUN_CANDIDATE, { uri, startLine: 7, testCode: failing, settings: settings() });
     assert.equal(ran.passed, false);
-    const repaired = await server.request(REPAIR_CANDIDATE, { uri, startLine: 7, testCode: failing, sample: 2, round: 0, settings: settings() });
+    // The offline baseline cannot repair (it would return the same test): refused, nothing stored.
+    await assert.rejects(server.request(REPAIR_CANDIDATE, { uri, startLine: 7, testCode: failing, sample: 2, round: 0, settings: settings() }), /the offline baseline cannot repair a test/);
+    // A model can: a local OpenAI-compatible endpoint answers with a corrected test.
+    const fixed = failing.replace('"nope"', '"ok"').replace('TestStatusWrong', 'TestStatusRepaired');
+    const model = await new RawServer(() => ({
+      body: JSON.stringify({ id: 'r', object: 'chat.completion', created: 0, model: 'local-repairer', choices: [{ index: 0, message: { role: 'assistant', content: '```go\n' + fixed + '```' }, finish_reason: 'stop' }] }),
+    })).start();
+    let repaired: ScoreFunctionResult;
+    try {
+      repaired = await server.request(REPAIR_CANDIDATE, { uri, startLine: 7, testCode: failing, sample: 2, round: 0, settings: settings({ provider: 'openai-compatible', model: 'local-repairer', baseUrl: `${model.url}/v1` }) });
+    } finally {
+      await model.stop();
+    }
     assert.equal(repaired.round, 1);
+    assert.equal(model.requests.length, 1, 'one request to the model');
+    assert.match(JSON.stringify(model.requests[0].body), /TestStatusWrong/, 'the repair prompt carries the failed test');
 
     results = lines<ResultRecord>(path.join(runDir, 'results.jsonl'));
     // The hand-run test is not the model's: it is not stored under the model's slot.
