@@ -1,52 +1,140 @@
 /**
- * What scoring costs on top of the native test command: per language, on the same fixture task and the
- * same hand-written passing test, the median wall time of
- *   native  — the plain test command in a prepared copy (`go test -run`, `cargo test`, `phpunit`, `rspec`);
- *   local   — the whole scored evaluation with the local executor (copy, place, compile, test, coverage,
- *             parse, score, clean up);
- *   docker  — the same in a container, where an engine and the language image are available;
- * all warm (one untimed round first), measured in one run. `npm run bench:execute [-- rounds]`.
+ * What scoring costs next to the language's own test command with coverage. Per language, for the same
+ * task and the same passing test, the median wall time of
+ *   native — the language's own test command WITH coverage, in a warm copy of the checkout, run right
+ *            after the test file was written there (`go test -coverprofile -run`, `cargo test` with
+ *            `-C instrument-coverage` + `llvm-profdata merge` + `llvm-cov export`, `phpunit
+ *            --coverage-clover` with pcov, `rspec` with Ruby's Coverage started first); the command is
+ *            built by the language adapter's `native` part (src/engine/languages/<id>/native.ts);
+ *   plain  — the same test command without coverage (the column this benchmark used to call native);
+ *   local  — the whole scored evaluation with the local executor (copy, place, compile, test, coverage,
+ *            parse, score, clean up);
+ *   docker — the same in a container, where an engine and the language image are available;
+ * all measured side by side in one run: one untimed warm round first, then rounds interleaving the four.
+ *
+ * Every round writes the test anew with a distinct marker comment in it, for all four columns: no
+ * toolchain can serve a cached build or result of identical content (Go's build cache keys on content),
+ * so what the new test changes is compiled each round, as it is for a person who just wrote it.
+ *
+ *   npm run bench:execute [-- rounds] [--json] [--lang go,rust]
+ *       the fixtures (test/fixtures) with test/data/generated/<lang>/pass.*
+ *   npm run bench:execute -- --tasks T.jsonl --tests G.jsonl --repos DIR [--rounds n]
+ *       any repository: T is a task file (`xrepotest extract`), G one test per task in the format
+ *       `xrepotest run --tests` reads; a task's checkout is DIR/<repository folder> (as `run --repos`).
+ *       The native runs use a copy of each checkout (made once per repository, outside it): the user's
+ *       checkout is never modified. A test whose native run or scored run does not pass is reported
+ *       and left out.
+ * With several tasks of a language, its figures are medians over all its timed runs (tasks × rounds).
  */
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Command } from 'commander';
 import { DockerExecutor } from '../src/engine/execute/docker';
 import { connectEngine } from '../src/engine/execute/docker-engine';
 import { evaluateTest } from '../src/engine/execute/evaluate';
 import { findLanguageImage } from '../src/engine/execute/images';
 import { LocalExecutor } from '../src/engine/execute/local';
-import { phpAutoloaderSource } from '../src/engine/languages/php/autoload';
+import { findProjectRoot, focalPathInRepo, NOT_COPIED } from '../src/engine/execute/sandbox';
 import type { Executor } from '../src/engine/execute/types';
 import { extractRepository } from '../src/engine/extract/extract';
-import type { LanguageId } from '../src/engine/parse/grammars';
+import { adapterFor, parseLanguageId, type LanguageId } from '../src/engine/languages';
+import type { NativeRun, NativeStep } from '../src/engine/languages/execution-types';
+import { loadGenerations } from '../src/engine/tasks/generations';
+import { formatProblem } from '../src/engine/tasks/jsonl';
+import { loadTasks } from '../src/engine/tasks/load';
+import { locateCheckout } from '../src/engine/tasks/manifest';
+import type { TaskRecord } from '../src/engine/tasks/record';
 
 const ROOT = path.join(__dirname, '..');
-const ROUNDS = Number(process.argv[2] ?? process.env.BENCH_ROUNDS ?? 5);
-const FIXTURE: Record<string, string> = { go: 'inventory-go', rust: 'geometry-rs', php: 'textkit-php', ruby: 'bookshelf-rb' };
-const FOCAL: Record<string, string> = { go: 'Status', rust: 'classify_triangle', php: 'slugify', ruby: 'search' };
-const EXT: Record<string, string> = { go: 'go', rust: 'rs', php: 'php', ruby: 'rb' };
+const FIXTURE: Record<LanguageId, { dir: string; focal: string; ext: string }> = {
+  go: { dir: 'inventory-go', focal: 'Status', ext: 'go' },
+  rust: { dir: 'geometry-rs', focal: 'classify_triangle', ext: 'rs' },
+  php: { dir: 'textkit-php', focal: 'slugify', ext: 'php' },
+  ruby: { dir: 'bookshelf-rb', focal: 'search', ext: 'rb' },
+  julia: { dir: 'MiniStats.jl', focal: 'histogram', ext: 'jl' },
+};
 
-/** Prepares a copy with the test in place and returns the native command to time there. */
-function nativeSetup(lang: string, dir: string, test: string): { cmd: string; args: string[]; env?: NodeJS.ProcessEnv } {
-  switch (lang) {
-    case 'go':
-      fs.writeFileSync(path.join(dir, 'bench_status_test.go'), test.replace('func TestStatus(', 'func TestBenchStatus('));
-      return { cmd: 'go', args: ['test', '-count=1', '-run', '^TestBenchStatus$', '.'] };
-    case 'rust':
-      fs.appendFileSync(path.join(dir, 'src', 'triangle.rs'), '\n' + test.replace('mod tests', 'mod bench_tests'));
-      return { cmd: 'cargo', args: ['test', '--offline', '--lib', 'bench_tests::'], env: { CARGO_TARGET_DIR: path.join(dir, 'target') } };
-    case 'php': {
-      fs.mkdirSync(path.join(dir, 'vendor'));
-      const composer = JSON.parse(fs.readFileSync(path.join(dir, 'composer.json'), 'utf8'));
-      fs.writeFileSync(path.join(dir, 'vendor', 'autoload.php'), phpAutoloaderSource(composer));
-      fs.writeFileSync(path.join(dir, 'tests', 'BenchSluggerTest.php'), test.replace('class SluggerTest', 'class BenchSluggerTest'));
-      return { cmd: 'phpunit', args: ['--no-configuration', '--bootstrap', 'vendor/autoload.php', 'tests/BenchSluggerTest.php'] };
-    }
-    default:
-      fs.writeFileSync(path.join(dir, 'spec', 'bench_search_spec.rb'), `require 'spec_helper'\n${test}`);
-      return { cmd: 'rspec', args: ['spec/bench_search_spec.rb'] };
+/** One task with its passing test, and the user's checkout it belongs to. */
+interface Case {
+  language: LanguageId;
+  task: TaskRecord;
+  test: string;
+  checkout: string;
+  label: string;
+}
+
+type Column = 'native' | 'plain' | 'local' | 'docker';
+
+interface Options {
+  rounds: number;
+  json: boolean;
+  lang?: LanguageId[];
+  tasks?: string;
+  tests?: string;
+  repos?: string;
+}
+
+function parseOptions(argv: string[]): Options {
+  const program = new Command('bench-execute')
+    .description('median wall time of the language\'s own test command with coverage, the plain test command, and the scored evaluation (local, docker)')
+    .argument('[rounds]', 'timed rounds (default 5, or BENCH_ROUNDS)')
+    .option('--rounds <n>', 'timed rounds (same as the argument)')
+    .option('--json', 'print one JSON array, one object per language')
+    .option('--lang <list>', 'only these languages, comma-separated')
+    .option('--tasks <file>', 'a task file (JSONL) instead of the fixtures; needs --tests and --repos')
+    .option('--tests <file>', 'one test per task (generations JSONL, as `xrepotest run --tests` reads)')
+    .option('--repos <dir>', 'where checkouts live: <dir>/<repository folder>')
+    .showHelpAfterError();
+  program.parse(argv);
+  const o = program.opts<{ rounds?: string; json?: boolean; lang?: string; tasks?: string; tests?: string; repos?: string }>();
+  const rounds = Number(o.rounds ?? program.args[0] ?? process.env.BENCH_ROUNDS ?? 5);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`rounds: a whole number ≥ 1, not ${o.rounds ?? program.args[0]}`);
+  if (o.tasks && (!o.tests || !o.repos)) throw new Error('--tasks needs --tests and --repos');
+  if (!o.tasks && (o.tests || o.repos)) throw new Error('--tests and --repos go with --tasks');
+  const lang = o.lang?.split(',').map((l) => {
+    const id = parseLanguageId(l);
+    if (!id) throw new Error(`--lang: unknown language ${l}`);
+    return id;
+  });
+  return { rounds, json: !!o.json, lang, tasks: o.tasks, tests: o.tests, repos: o.repos };
+}
+
+async function fixtureCases(only?: LanguageId[]): Promise<Case[]> {
+  const cases: Case[] = [];
+  for (const language of Object.keys(FIXTURE) as LanguageId[]) {
+    if (only && !only.includes(language)) continue;
+    const f = FIXTURE[language];
+    const checkout = path.join(ROOT, 'test', 'fixtures', f.dir);
+    const { tasks } = await extractRepository(checkout, { languages: [language] });
+    const task = tasks.find((t) => t.function_name === f.focal);
+    if (!task) throw new Error(`${language}: no task for ${f.focal} in ${checkout}`);
+    const test = fs.readFileSync(path.join(ROOT, 'test', 'data', 'generated', language, `pass.${f.ext}`), 'utf8');
+    cases.push({ language, task, test, checkout, label: `${f.dir}:${f.focal}` });
   }
+  return cases;
+}
+
+async function repositoryCases(o: Options): Promise<Case[]> {
+  const { tasks, problems } = await loadTasks([o.tasks!]);
+  for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
+  const loaded = await loadGenerations([o.tests!], tasks);
+  for (const p of loaded.problems) process.stderr.write(formatProblem(p) + '\n');
+  const cases: Case[] = [];
+  for (const g of loaded.generations) {
+    if (o.lang && !o.lang.includes(g.task.language)) continue;
+    const found = locateCheckout(g.task, { reposRoot: o.repos });
+    if (found.checkout === null) throw new Error(`task ${g.task.task.task_id}: ${found.reason}`);
+    cases.push({ language: g.task.language, task: g.task.task, test: g.testCode, checkout: found.checkout, label: `${g.task.task.file_path}:${g.task.task.function_name}` });
+  }
+  if (!cases.length) throw new Error('nothing to measure: no test matched a task');
+  return cases;
+}
+
+function has(cmd: string): boolean {
+  return spawnSync('sh', ['-c', 'command -v "$1"', 'sh', cmd]).status === 0;
 }
 
 function median(xs: number[]): number {
@@ -54,58 +142,132 @@ function median(xs: number[]): number {
   return s[Math.floor(s.length / 2)];
 }
 
-async function timeIt(f: () => Promise<void> | void): Promise<number> {
-  const t0 = process.hrtime.bigint();
-  await f();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
+/** Runs the steps in order; throws when one does not exit 0 (a passing test must pass natively too). */
+function runSteps(steps: NativeRun['withCoverage'], label: string): void {
+  const outputs: string[] = [];
+  for (const s of steps) {
+    const step: NativeStep = typeof s === 'function' ? s(outputs) : s;
+    const r = spawnSync(step.argv[0], step.argv.slice(1), { cwd: step.cwd, env: { ...process.env, ...step.env }, encoding: 'utf8', maxBuffer: 512 * 1024 ** 2 });
+    if (r.status !== 0) throw new Error(`${label}: \`${step.argv.join(' ')}\` exited ${r.status ?? r.signal}:\n${(r.stdout ?? '').slice(-3000)}${(r.stderr ?? '').slice(-3000)}`);
+    outputs.push(r.stdout);
+  }
+}
+
+/** A copy of a checkout for the native runs (never the user's own), made once per repository so it stays warm. */
+function warmCopy(copies: Map<string, string>, checkout: string): string {
+  let copy = copies.get(checkout);
+  if (!copy) {
+    copy = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-native-'));
+    fs.cpSync(checkout, copy, { recursive: true, filter: (src) => src === checkout || !NOT_COPIED.has(path.basename(src)) });
+    copies.set(checkout, copy);
+  }
+  return copy;
 }
 
 async function main(): Promise<void> {
+  const o = parseOptions(process.argv);
+  const log = (line: string): void => void (o.json ? process.stderr : process.stdout).write(line + '\n');
+  const cases = o.tasks ? await repositoryCases(o) : await fixtureCases(o.lang);
   const local = new LocalExecutor();
   let docker: DockerExecutor | null = null;
-  let engineNote = '';
   try {
     docker = await DockerExecutor.create({ engine: await connectEngine() });
   } catch (e) {
-    engineNote = `docker: not measured (${(e as Error).message.split('\n')[0]})`;
+    log(`docker: not measured (${(e as Error).message.split('\n')[0]})`);
   }
-  console.log(`rounds: ${ROUNDS} (median ms, warm); local: ${(await local.info('go')).engine}`);
-  if (engineNote) console.log(engineNote);
-  console.log('\nlanguage   native ms   local ms  local/native   docker ms  docker/native');
-  for (const lang of Object.keys(FIXTURE) as LanguageId[]) {
-    const repo = path.join(ROOT, 'test', 'fixtures', FIXTURE[lang]);
-    const { tasks } = await extractRepository(repo, { languages: [lang] });
-    const task = tasks.find((t) => t.function_name === FOCAL[lang])!;
-    const test = fs.readFileSync(path.join(ROOT, 'test', 'data', 'generated', lang, `pass.${EXT[lang]}`), 'utf8');
+  log(`rounds: ${o.rounds} (median ms, one warm round first); local: ${(await local.info('go')).engine}; load: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
 
-    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-native-'));
-    fs.cpSync(repo, copy, { recursive: true });
-    const native = nativeSetup(lang, copy, test);
-    const runNative = (): void => {
-      const r = spawnSync(native.cmd, native.args, { cwd: copy, env: { ...process.env, ...native.env }, encoding: 'utf8' });
-      if (r.status !== 0) throw new Error(`${native.cmd} ${native.args.join(' ')} failed:\n${r.stdout}${r.stderr}`);
+  const copies = new Map<string, string>();
+  const times = new Map<LanguageId, Record<Column, number[]>>();
+  const counted = new Map<LanguageId, number>();
+  const images = new Map<LanguageId, string | undefined>();
+  let seq = 0;
+  for (const c of cases) {
+    const adapter = adapterFor(c.language);
+    if (c.language === 'julia' && !has('julia')) {
+      log(`${c.label}: not measured (no julia on PATH)`);
+      continue;
+    }
+    if (docker && !images.has(c.language)) images.set(c.language, await findLanguageImage(docker.engine.docker, c.language));
+    const image = images.get(c.language);
+    const copy = warmCopy(copies, c.checkout);
+    const focalFile = path.join(copy, focalPathInRepo(c.task));
+    const projectRoot = findProjectRoot(copy, focalFile, adapter.toolchain.manifests);
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-out-'));
+    const marked = (): string => adapter.native.mark(c.test, `xrepotest bench round ${++seq} ${randomBytes(6).toString('hex')}`);
+    const native = (which: 'withCoverage' | 'plain') => async (): Promise<number> => {
+      const run = await adapter.native.prepare({ projectRoot, focalFile, task: c.task, testCode: marked(), outDir });
+      try {
+        return timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
+      } finally {
+        run.restore();
+      }
     };
-    const evaluate = (executor: Executor, image?: string) => async (): Promise<void> => {
-      const e = await evaluateTest(task, lang, test, { executor, repoDir: repo, image });
-      if (!e.score.passed) throw new Error(`${lang}: the passing test did not pass under ${executor.kind}`);
+    const evaluate = (executor: Executor, img?: string) => async (): Promise<number> => {
+      const test = marked();
+      const t0 = process.hrtime.bigint();
+      const e = await evaluateTest(c.task, c.language, test, { executor, repoDir: c.checkout, image: img });
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'})`);
+      return ms;
     };
-    const image = docker ? await findLanguageImage(docker.engine.docker, lang) : undefined;
-    const runs: Array<[string, () => Promise<void> | void]> = [['native', runNative], ['local', evaluate(local)]];
+    const runs: Array<[Column, () => Promise<number>]> = [
+      ['native', native('withCoverage')],
+      ['plain', native('plain')],
+      ['local', evaluate(local)],
+    ];
     if (docker && image) runs.push(['docker', evaluate(docker, image)]);
-    const times: Record<string, number[]> = {};
-    for (const [, f] of runs) await f(); // warm
-    for (let i = 0; i < ROUNDS; i++) for (const [name, f] of runs) (times[name] ??= []).push(await timeIt(f));
-    fs.rmSync(copy, { recursive: true, force: true });
-    const n = median(times.native);
-    const l = median(times.local);
-    const d = times.docker ? median(times.docker) : NaN;
-    const cell = (x: number, w: number): string => (Number.isNaN(x) ? '—'.padStart(w) : x.toFixed(0).padStart(w));
-    const ratio = (x: number, w: number): string => (Number.isNaN(x) ? '—'.padStart(w) : (x / n).toFixed(2).padStart(w));
-    console.log(`${lang.padEnd(8)} ${cell(n, 10)} ${cell(l, 10)} ${ratio(l, 13)} ${cell(d, 11)} ${ratio(d, 14)}`);
+    const mine: Record<Column, number[]> = { native: [], plain: [], local: [], docker: [] };
+    try {
+      for (const [, f] of runs) await f(); // warm
+      for (let i = 0; i < o.rounds; i++) for (const [name, f] of runs) mine[name].push(await f());
+    } catch (e) {
+      if (!o.tasks) throw e;
+      log(`left out: ${(e as Error).message}`);
+      continue;
+    } finally {
+      fs.rmSync(outDir, { recursive: true, force: true });
+    }
+    log(`${c.label}: native ${median(mine.native).toFixed(0)} ms, plain ${median(mine.plain).toFixed(0)} ms, local ${median(mine.local).toFixed(0)} ms${mine.docker.length ? `, docker ${median(mine.docker).toFixed(0)} ms` : ''}`);
+    const all = times.get(c.language) ?? { native: [], plain: [], local: [], docker: [] };
+    for (const k of Object.keys(all) as Column[]) all[k].push(...mine[k]);
+    times.set(c.language, all);
+    counted.set(c.language, (counted.get(c.language) ?? 0) + 1);
+  }
+  for (const copy of copies.values()) fs.rmSync(copy, { recursive: true, force: true });
+
+  const rows = [...times].map(([language, t]) => ({
+    language,
+    native_ms: Math.round(median(t.native)),
+    plain_ms: Math.round(median(t.plain)),
+    local_ms: Math.round(median(t.local)),
+    docker_ms: t.docker.length ? Math.round(median(t.docker)) : null,
+    rounds: o.rounds,
+    tasks: counted.get(language) ?? 0,
+  }));
+  log(`load after: ${os.loadavg().map((x) => x.toFixed(2)).join(' ')}`);
+  if (o.json) {
+    process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    return;
+  }
+  const cell = (x: number | null, w: number): string => (x === null ? '—'.padStart(w) : x.toFixed(0).padStart(w));
+  const ratio = (x: number | null, n: number, w: number): string => (x === null ? '—'.padStart(w) : (x / n).toFixed(2).padStart(w));
+  console.log('\nnative = own test command with coverage; plain = without coverage');
+  console.log('language  tasks  native ms  plain ms  local ms  local/native  local/plain  docker ms  docker/native');
+  for (const r of rows) {
+    console.log(
+      `${r.language.padEnd(8)} ${String(r.tasks).padStart(6)} ${cell(r.native_ms, 10)} ${cell(r.plain_ms, 9)} ${cell(r.local_ms, 9)} ${ratio(r.local_ms, r.native_ms, 13)} ${ratio(r.local_ms, r.plain_ms, 12)} ${cell(r.docker_ms, 10)} ${ratio(r.docker_ms, r.native_ms, 14)}`,
+    );
   }
 }
 
+function timeIt(f: () => void): number {
+  const t0 = process.hrtime.bigint();
+  f();
+  return Number(process.hrtime.bigint() - t0) / 1e6;
+}
+
 main().catch((e) => {
-  console.error(e);
+  console.error(e instanceof Error ? e.message : e);
   process.exit(1);
 });

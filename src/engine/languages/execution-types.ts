@@ -177,3 +177,53 @@ export interface LanguageEditor {
    */
   acceptedPlacement?(run: { relPath: string; code: string; dir: string; focalRelPath: string; focalBase: string; fn: string }): AcceptedPlacement;
 }
+
+/**
+ * The language's own test command with coverage, as a person runs it in their own warm checkout right
+ * after writing a test: the reference `bench/execute.ts` times the scored evaluation against (its
+ * "native" column). Nothing here is read back for a score; only the exit status (0 for a passing test).
+ */
+export interface NativeTestCommand {
+  /** The test with a comment holding `marker` inside it, so that each round's file differs and no build cache serves it unchanged. */
+  mark(testCode: string, marker: string): string;
+  /**
+   * Writes the (marked) test where the language's conventions put it in `how.projectRoot` — a copy the
+   * caller owns, which this changes — and returns the commands to time; `restore` undoes the change.
+   */
+  prepare(how: NativeSetup): Promise<NativeRun>;
+}
+
+export interface NativeSetup {
+  /** The project's root in the caller's copy (absolute): the nearest folder at or above the focal file with a manifest. */
+  projectRoot: string;
+  /** The focal file in that copy (absolute). */
+  focalFile: string;
+  /** The focal function's task record. */
+  task: import('../tasks/record').TaskRecord;
+  /** The test, as `mark` returned it. */
+  testCode: string;
+  /** A folder outside the copy for coverage files and helper files (it exists). */
+  outDir: string;
+}
+
+/** One command of a native run; `argv[0]` is looked up on PATH. */
+export interface NativeStep {
+  argv: string[];
+  cwd: string;
+  env?: Record<string, string>;
+}
+
+export interface NativeRun {
+  /** Where the test went (absolute). */
+  testFile: string;
+  /**
+   * The test command with coverage, then what turns its raw output into a report (Rust's
+   * llvm-profdata/llvm-cov): run in order, each must exit 0. A step given as a function is made when its
+   * turn comes, from the standard output of the steps before it, in order.
+   */
+  withCoverage: Array<NativeStep | ((earlierStdout: readonly string[]) => NativeStep)>;
+  /** The plain test command, without coverage (the old "native" column). */
+  plain: NativeStep[];
+  /** Puts the copy back as it was before `prepare` (removes the test file, or the module appended to the focal file). */
+  restore(): void;
+}

@@ -8,7 +8,7 @@ import type { LanguageFailureRules } from '../score/failure-rules';
 import type { LanguageInvocation } from '../score/invocation-target';
 import type { LanguageTamperingRules } from '../score/tampering-rules';
 import type { TaskRecord } from '../tasks/record';
-import type { LanguageEditor, LanguageImage, LanguageLsp, LocalTools, RepositoryDoctor, TestOnlyItem } from './execution-types';
+import type { LanguageEditor, LanguageImage, LanguageLsp, LocalTools, NativeTestCommand, RepositoryDoctor, TestOnlyItem } from './execution-types';
 
 export type { LanguageId };
 
@@ -126,6 +126,8 @@ export interface LanguageAdapter extends LanguageExtraction {
   testOnlyItems?(root: Node): TestOnlyItem[];
   /** The editor's language ids, server extension and accepted-test placement (server/). */
   editor: LanguageEditor;
+  /** The language's own test command with coverage in a person's checkout: the benchmark's reference (bench/execute.ts). */
+  native: NativeTestCommand;
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

@@ -14,6 +14,7 @@ import { goHostTools } from './host-tools';
 import { goImage } from './image';
 import { resolveGopls } from './lsp-server';
 import { goLspSyntax } from './lsp-syntax';
+import { goNative } from './native';
 
 /**
  * Everything the engine knows about Go: the one object the rest of the engine looks up
@@ -44,4 +45,6 @@ export const goAdapter: LanguageAdapter = {
     howToInstall: '`go install golang.org/x/tools/gopls@latest` (it lands in `$(go env GOPATH)/bin`; put that folder on PATH)',
   },
   editor: goEditor,
+  // -- the language's own test command with coverage, the benchmark's reference (bench/execute.ts) --
+  native: goNative,
 };

@@ -14,6 +14,7 @@ import { juliaHostTools } from './host-tools';
 import { juliaImage } from './image';
 import { resolveJuliaServer } from './lsp-server';
 import { juliaLspSyntax } from './lsp-syntax';
+import { juliaNative } from './native';
 
 /**
  * Everything the engine knows about Julia: the one object the rest of the engine looks up
@@ -44,4 +45,6 @@ export const juliaAdapter: LanguageAdapter = {
     howToInstall: 'in Julia: `using Pkg; Pkg.add("LanguageServer")`',
   },
   editor: juliaEditor,
+  // -- the language's own test command with coverage, the benchmark's reference (bench/execute.ts) --
+  native: juliaNative,
 };

@@ -14,6 +14,7 @@ import { phpHostTools } from './host-tools';
 import { phpImage } from './image';
 import { resolveIntelephense } from './lsp-server';
 import { phpLspSyntax } from './lsp-syntax';
+import { phpNative } from './native';
 
 /**
  * Everything the engine knows about PHP: the one object the rest of the engine looks up
@@ -44,4 +45,6 @@ export const phpAdapter: LanguageAdapter = {
     howToInstall: 'intelephense (a Node.js language server) was not found next to XRepoTest; the other context modes (setting xrepotest.mode) work without it',
   },
   editor: phpEditor,
+  // -- the language's own test command with coverage, the benchmark's reference (bench/execute.ts) --
+  native: phpNative,
 };

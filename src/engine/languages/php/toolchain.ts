@@ -15,7 +15,7 @@ import { parseJunitXml } from '../../score/reports/junit';
 const AUTOLOAD_REQUIRE = /^[ \t]*(require|include)(_once)?\b[^;\n]*autoload\.php[^;\n]*;[ \t]*\r?\n?/gm;
 
 /** The first class declared in the test, renamed so it can never collide with a project test. */
-async function renameTestClass(code: string, id: string): Promise<{ code: string; className: string | null }> {
+export async function renameTestClass(code: string, id: string): Promise<{ code: string; className: string | null }> {
   const parsed = await parseWithDeadline('php', code, 10_000);
   if (!('tree' in parsed)) return { code, className: null };
   try {

@@ -14,6 +14,7 @@ import { rubyHostTools } from './host-tools';
 import { rubyImage } from './image';
 import { resolveTypeProf } from './lsp-server';
 import { rubyLspSyntax } from './lsp-syntax';
+import { rubyNative } from './native';
 
 /**
  * Everything the engine knows about Ruby: the one object the rest of the engine looks up
@@ -46,4 +47,6 @@ export const rubyAdapter: LanguageAdapter = {
     typeDefinitionFirst: true,
   },
   editor: rubyEditor,
+  // -- the language's own test command with coverage, the benchmark's reference (bench/execute.ts) --
+  native: rubyNative,
 };

@@ -16,6 +16,7 @@ import { resolveRustAnalyzer } from './lsp-server';
 import { rustLspSyntax } from './lsp-syntax';
 import { isRustTestCodeNode } from './lsp-test-code';
 import { testGatedItems } from './test-items';
+import { rustNative } from './native';
 
 /**
  * Everything the engine knows about Rust: the one object the rest of the engine looks up
@@ -48,4 +49,6 @@ export const rustAdapter: LanguageAdapter = {
   },
   testOnlyItems: testGatedItems,
   editor: rustEditor,
+  // -- the language's own test command with coverage, the benchmark's reference (bench/execute.ts) --
+  native: rustNative,
 };

@@ -18,7 +18,7 @@ function moduleName(ctx: RunContext): string {
  * The test's items, without the `#[cfg(test)] mod tests { … }` wrapper models usually write: our own
  * uniquely named module takes its place, so `use super::*;` still reaches the focal module.
  */
-async function unwrapTestModule(code: string): Promise<string> {
+export async function unwrapTestModule(code: string): Promise<string> {
   const parsed = await parseWithDeadline('rust', code, 10_000);
   if (!('tree' in parsed)) return code;
   try {
