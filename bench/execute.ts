@@ -41,7 +41,8 @@ import { findProjectRoot, focalPathInRepo, NOT_COPIED } from '../src/engine/exec
 import type { Executor } from '../src/engine/execute/types';
 import { extractRepository } from '../src/engine/extract/extract';
 import { adapterFor, parseLanguageId, type LanguageId } from '../src/engine/languages';
-import type { NativeRun, NativeStep } from '../src/engine/languages/execution-types';
+import type { NativeRun } from '../src/engine/languages/execution-types';
+import { runNativeSteps } from '../src/engine/languages/native-steps';
 import { loadGenerations } from '../src/engine/tasks/generations';
 import { formatProblem } from '../src/engine/tasks/jsonl';
 import { loadTasks } from '../src/engine/tasks/load';
@@ -144,13 +145,8 @@ function median(xs: number[]): number {
 
 /** Runs the steps in order; throws when one does not exit 0 (a passing test must pass natively too). */
 function runSteps(steps: NativeRun['withCoverage'], label: string): void {
-  const outputs: string[] = [];
-  for (const s of steps) {
-    const step: NativeStep = typeof s === 'function' ? s(outputs) : s;
-    const r = spawnSync(step.argv[0], step.argv.slice(1), { cwd: step.cwd, env: { ...process.env, ...step.env }, encoding: 'utf8', maxBuffer: 512 * 1024 ** 2 });
-    if (r.status !== 0) throw new Error(`${label}: \`${step.argv.join(' ')}\` exited ${r.status ?? r.signal}:\n${(r.stdout ?? '').slice(-3000)}${(r.stderr ?? '').slice(-3000)}`);
-    outputs.push(r.stdout);
-  }
+  const r = runNativeSteps(steps);
+  if (!r.ok) throw new Error(`${label}: \`${r.failed.argv.join(' ')}\` exited ${r.failed.status}:\n${r.failed.output.slice(-6000)}`);
 }
 
 /** A copy of a checkout for the native runs (never the user's own), made once per repository so it stays warm. */
@@ -198,7 +194,12 @@ async function main(): Promise<void> {
     const native = (which: 'withCoverage' | 'plain') => async (): Promise<number> => {
       const run = await adapter.native.prepare({ projectRoot, focalFile, task: c.task, testCode: marked(), outDir });
       try {
-        return timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
+        if (run.report) fs.rmSync(run.report, { force: true });
+        const ms = timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
+        if (which === 'withCoverage' && run.report && !(fs.statSync(run.report, { throwIfNoEntry: false })?.size ?? 0)) {
+          throw new Error(`${c.label} (native): the run exited 0 but left no coverage report at ${run.report}`);
+        }
+        return ms;
       } finally {
         run.restore();
       }

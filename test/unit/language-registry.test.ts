@@ -64,6 +64,14 @@ describe('language registry: the scoring parts', () => {
         assert.equal(typeof adapter.prompt.wrapsMethodInClass, 'boolean');
       });
 
+      it('holds the native test command (the benchmark reference) from native.ts of its folder', () => {
+        assert.equal(typeof adapter.native.mark, 'function');
+        assert.equal(typeof adapter.native.prepare, 'function');
+        assert.ok(fs.existsSync(path.join(ENGINE, 'languages', id, 'native.ts')), `languages/${id}/native.ts`);
+        const marked = adapter.native.mark('body', 'xrt-marker');
+        assert.ok(marked.includes('xrt-marker') && marked.includes('body'), 'the marker is added, the test kept');
+      });
+
       it('has failure patterns and tampering signs with ids of its own, looked up through the adapter', () => {
         assert.ok(adapter.failureRules.patterns.length > 0);
         assert.ok(adapter.tampering.signs.length > 0);

@@ -222,6 +222,11 @@ export interface NativeRun {
    * turn comes, from the standard output of the steps before it, in order.
    */
   withCoverage: Array<NativeStep | ((earlierStdout: readonly string[]) => NativeStep)>;
+  /**
+   * The report file the coverage run leaves (absolute), checked after each run: some runners exit 0
+   * when only the report failed (PHPUnit). Absent where the last step prints the report instead.
+   */
+  report?: string;
   /** The plain test command, without coverage (the old "native" column). */
   plain: NativeStep[];
   /** Puts the copy back as it was before `prepare` (removes the test file, or the module appended to the focal file). */

@@ -26,9 +26,11 @@ export const goNative: NativeTestCommand = {
     const pkg = rel ? `./${rel}` : '.';
     // Offline and on the installed toolchain, as the scored run is (its GOFLAGS/GOPROXY/GOTOOLCHAIN).
     const env = { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
+    const profile = path.join(outDir, 'cover.out');
     return {
       testFile,
-      withCoverage: [{ argv: ['go', 'test', '-count=1', '-covermode=count', `-coverprofile=${path.join(outDir, 'cover.out')}`, '-run', run, pkg], cwd: projectRoot, env }],
+      report: profile,
+      withCoverage: [{ argv: ['go', 'test', '-count=1', '-covermode=count', `-coverprofile=${profile}`, '-run', run, pkg], cwd: projectRoot, env }],
       plain: [{ argv: ['go', 'test', '-count=1', '-run', run, pkg], cwd: projectRoot, env }],
       restore: () => fs.rmSync(testFile, { force: true }),
     };

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { NativeTestCommand } from '../execution-types';
@@ -48,10 +49,18 @@ function phpunitOf(root: string): string {
   return 'phpunit';
 }
 
+/** PHPUnit's major version (9 when it cannot tell). */
+function phpunitMajor(phpunit: string): number {
+  const out = spawnSync('php', [phpunit, '--version'], { encoding: 'utf8' }).stdout ?? '';
+  return Number(/PHPUnit (\d+)/.exec(out)?.[1] ?? 9);
+}
+
 /**
  * `phpunit --coverage-clover` with pcov on, in a person's checkout: the benchmark's reference. The test
  * goes to `tests/<Class>Test.php` (its class renamed as the toolchain renames it, so it never collides
- * with one of the project's); the coverage filter is the focal file's folder (PHPUnit 10+ takes folders only).
+ * with one of the project's). The coverage filter is the focal file as the scored run's (PHPUnit 9; a
+ * project folder may hold files that do not parse, and the report then fails), its folder on PHPUnit
+ * 10+, whose `--coverage-filter` takes folders only.
  */
 export const phpNative: NativeTestCommand = {
   // After the opening tag: a comment before it would be output, and `declare` may follow a comment.
@@ -72,14 +81,17 @@ export const phpNative: NativeTestCommand = {
     fs.writeFileSync(testFile, code);
     const boot = await bootstrap(projectRoot);
     const phpunit = phpunitOf(projectRoot);
+    const filter = phpunitMajor(phpunit) >= 10 ? path.dirname(focalFile) : focalFile;
+    const clover = path.join(outDir, 'clover.xml');
     return {
       testFile,
       withCoverage: [
         {
-          argv: ['php', '-d', 'pcov.enabled=1', '-d', `pcov.directory=${projectRoot}`, phpunit, '--no-configuration', '--bootstrap', boot.file, '--do-not-cache-result', '--coverage-clover', path.join(outDir, 'clover.xml'), '--coverage-filter', path.dirname(focalFile), testFile],
+          argv: ['php', '-d', 'pcov.enabled=1', '-d', `pcov.directory=${projectRoot}`, phpunit, '--no-configuration', '--bootstrap', boot.file, '--do-not-cache-result', '--coverage-clover', clover, '--coverage-filter', filter, testFile],
           cwd: projectRoot,
         },
       ],
+      report: clover,
       plain: [{ argv: ['php', phpunit, '--no-configuration', '--bootstrap', boot.file, '--do-not-cache-result', testFile], cwd: projectRoot }],
       restore: () => {
         fs.rmSync(made ? dir : testFile, { recursive: true, force: true });

@@ -32,13 +32,15 @@ export const rubyNative: NativeTestCommand = {
     fs.writeFileSync(testFile, code);
     const start = path.join(outDir, 'coverage_start.rb');
     fs.writeFileSync(start, COVERAGE_START);
+    const report = path.join(outDir, 'coverage.txt');
     return {
       testFile,
+      report,
       withCoverage: [
         {
           argv: ['rspec', testFile],
           cwd: projectRoot,
-          env: { RUBYOPT: `-r${start}`, XRT_NATIVE_FOCAL: focalFile, XRT_NATIVE_COVERAGE: path.join(outDir, 'coverage.txt') },
+          env: { RUBYOPT: `-r${start}`, XRT_NATIVE_FOCAL: focalFile, XRT_NATIVE_COVERAGE: report },
         },
       ],
       plain: [{ argv: ['rspec', testFile], cwd: projectRoot }],
