@@ -178,64 +178,71 @@ async function main(): Promise<void> {
   const counted = new Map<LanguageId, number>();
   const images = new Map<LanguageId, string | undefined>();
   let seq = 0;
-  for (const c of cases) {
-    const adapter = adapterFor(c.language);
-    if (c.language === 'julia' && !has('julia')) {
-      log(`${c.label}: not measured (no julia on PATH)`);
-      continue;
-    }
-    if (docker && !images.has(c.language)) images.set(c.language, await findLanguageImage(docker.engine.docker, c.language));
-    const image = images.get(c.language);
-    const copy = warmCopy(copies, c.checkout);
-    const focalFile = path.join(copy, focalPathInRepo(c.task));
-    const projectRoot = findProjectRoot(copy, focalFile, adapter.toolchain.manifests);
-    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-out-'));
-    const marked = (): string => adapter.native.mark(c.test, `xrepotest bench round ${++seq} ${randomBytes(6).toString('hex')}`);
-    const native = (which: 'withCoverage' | 'plain') => async (): Promise<number> => {
-      const run = await adapter.native.prepare({ projectRoot, focalFile, task: c.task, testCode: marked(), outDir });
-      try {
-        if (run.report) fs.rmSync(run.report, { force: true });
-        const ms = timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
-        if (which === 'withCoverage' && run.report && !(fs.statSync(run.report, { throwIfNoEntry: false })?.size ?? 0)) {
-          throw new Error(`${c.label} (native): the run exited 0 but left no coverage report at ${run.report}`);
-        }
-        return ms;
-      } finally {
-        run.restore();
-      }
-    };
-    const evaluate = (executor: Executor, img?: string) => async (): Promise<number> => {
-      const test = marked();
-      const t0 = process.hrtime.bigint();
-      const e = await evaluateTest(c.task, c.language, test, { executor, repoDir: c.checkout, image: img });
-      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-      if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'})`);
-      return ms;
-    };
-    const runs: Array<[Column, () => Promise<number>]> = [
-      ['native', native('withCoverage')],
-      ['plain', native('plain')],
-      ['local', evaluate(local)],
-    ];
-    if (docker && image) runs.push(['docker', evaluate(docker, image)]);
-    const mine: Record<Column, number[]> = { native: [], plain: [], local: [], docker: [] };
-    try {
-      for (const [, f] of runs) await f(); // warm
-      for (let i = 0; i < o.rounds; i++) for (const [name, f] of runs) mine[name].push(await f());
-    } catch (e) {
-      if (!o.tasks) throw e;
-      log(`left out: ${(e as Error).message}`);
-      continue;
-    } finally {
-      fs.rmSync(outDir, { recursive: true, force: true });
-    }
-    log(`${c.label}: native ${median(mine.native).toFixed(0)} ms, plain ${median(mine.plain).toFixed(0)} ms, local ${median(mine.local).toFixed(0)} ms${mine.docker.length ? `, docker ${median(mine.docker).toFixed(0)} ms` : ''}`);
-    const all = times.get(c.language) ?? { native: [], plain: [], local: [], docker: [] };
-    for (const k of Object.keys(all) as Column[]) all[k].push(...mine[k]);
-    times.set(c.language, all);
-    counted.set(c.language, (counted.get(c.language) ?? 0) + 1);
+  try {
+    await measureAll();
+  } finally {
+    for (const copy of copies.values()) fs.rmSync(copy, { recursive: true, force: true });
   }
-  for (const copy of copies.values()) fs.rmSync(copy, { recursive: true, force: true });
+
+  async function measureAll(): Promise<void> {
+    for (const c of cases) {
+      const adapter = adapterFor(c.language);
+      if (c.language === 'julia' && !has('julia')) {
+        log(`${c.label}: not measured (no julia on PATH)`);
+        continue;
+      }
+      if (docker && !images.has(c.language)) images.set(c.language, await findLanguageImage(docker.engine.docker, c.language));
+      const image = images.get(c.language);
+      const copy = warmCopy(copies, c.checkout);
+      const focalFile = path.join(copy, focalPathInRepo(c.task));
+      const projectRoot = findProjectRoot(copy, focalFile, adapter.toolchain.manifests);
+      const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-out-'));
+      const marked = (): string => adapter.native.mark(c.test, `xrepotest bench round ${++seq} ${randomBytes(6).toString('hex')}`);
+      const native = (which: 'withCoverage' | 'plain') => async (): Promise<number> => {
+        const run = await adapter.native.prepare({ projectRoot, focalFile, task: c.task, testCode: marked(), outDir });
+        try {
+          if (run.report) fs.rmSync(run.report, { force: true });
+          const ms = timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
+          if (which === 'withCoverage' && run.report && !(fs.statSync(run.report, { throwIfNoEntry: false })?.size ?? 0)) {
+            throw new Error(`${c.label} (native): the run exited 0 but left no coverage report at ${run.report}`);
+          }
+          return ms;
+        } finally {
+          run.restore();
+        }
+      };
+      const evaluate = (executor: Executor, img?: string) => async (): Promise<number> => {
+        const test = marked();
+        const t0 = process.hrtime.bigint();
+        const e = await evaluateTest(c.task, c.language, test, { executor, repoDir: c.checkout, image: img });
+        const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+        if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'})`);
+        return ms;
+      };
+      const runs: Array<[Column, () => Promise<number>]> = [
+        ['native', native('withCoverage')],
+        ['plain', native('plain')],
+        ['local', evaluate(local)],
+      ];
+      if (docker && image) runs.push(['docker', evaluate(docker, image)]);
+      const mine: Record<Column, number[]> = { native: [], plain: [], local: [], docker: [] };
+      try {
+        for (const [, f] of runs) await f(); // warm
+        for (let i = 0; i < o.rounds; i++) for (const [name, f] of runs) mine[name].push(await f());
+      } catch (e) {
+        if (!o.tasks) throw e;
+        log(`left out: ${(e as Error).message}`);
+        continue;
+      } finally {
+        fs.rmSync(outDir, { recursive: true, force: true });
+      }
+      log(`${c.label}: native ${median(mine.native).toFixed(0)} ms, plain ${median(mine.plain).toFixed(0)} ms, local ${median(mine.local).toFixed(0)} ms${mine.docker.length ? `, docker ${median(mine.docker).toFixed(0)} ms` : ''}`);
+      const all = times.get(c.language) ?? { native: [], plain: [], local: [], docker: [] };
+      for (const k of Object.keys(all) as Column[]) all[k].push(...mine[k]);
+      times.set(c.language, all);
+      counted.set(c.language, (counted.get(c.language) ?? 0) + 1);
+    }
+  }
 
   const rows = [...times].map(([language, t]) => ({
     language,
