@@ -144,8 +144,8 @@ function median(xs: number[]): number {
 }
 
 /** Runs the steps in order; throws when one does not exit 0 (a passing test must pass natively too). */
-function runSteps(steps: NativeRun['withCoverage'], label: string): void {
-  const r = runNativeSteps(steps);
+async function runSteps(steps: NativeRun['withCoverage'], label: string): Promise<void> {
+  const r = await runNativeSteps(steps);
   if (!r.ok) throw new Error(`${label}: \`${r.failed.argv.join(' ')}\` exited ${r.failed.status}:\n${r.failed.output.slice(-6000)}`);
 }
 
@@ -202,7 +202,7 @@ async function main(): Promise<void> {
         const run = await adapter.native.prepare({ projectRoot, focalFile, task: c.task, testCode: marked(), outDir });
         try {
           if (run.report) fs.rmSync(run.report, { force: true });
-          const ms = timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
+          const ms = await timeIt(() => runSteps(run[which], `${c.label} (native${which === 'plain' ? ', plain' : ''})`));
           if (which === 'withCoverage' && run.report && !(fs.statSync(run.report, { throwIfNoEntry: false })?.size ?? 0)) {
             throw new Error(`${c.label} (native): the run exited 0 but left no coverage report at ${run.report}`);
           }
@@ -269,9 +269,9 @@ async function main(): Promise<void> {
   }
 }
 
-function timeIt(f: () => void): number {
+async function timeIt(f: () => Promise<void>): Promise<number> {
   const t0 = process.hrtime.bigint();
-  f();
+  await f();
   return Number(process.hrtime.bigint() - t0) / 1e6;
 }
 

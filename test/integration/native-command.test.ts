@@ -68,13 +68,13 @@ describe('native test commands (the benchmark reference)', function () {
         const before = sourcesDigest(copy);
         const { run, focalFile } = await prepared('pass', 'xrt-marker-one');
         assert.ok(fs.readFileSync(run.testFile, 'utf8').includes('xrt-marker-one'), 'the marker is in the test as written');
-        const covered = runNativeSteps(run.withCoverage);
+        const covered = await runNativeSteps(run.withCoverage);
         assert.ok(covered.ok, covered.ok ? '' : `${covered.failed.argv.join(' ')}: ${covered.failed.output}`);
         if (run.report) assert.ok(fs.existsSync(run.report), `the coverage report ${run.report}`);
         const report = REPORT[language](outDir, covered.stdout);
         if (language === 'ruby') assert.match(report, /^\[.*\d.*\]$/, 'line counts of the focal file, not nil');
         else assert.ok(report.includes(path.basename(focalFile)), `the report names ${path.basename(focalFile)}`);
-        const plain = runNativeSteps(run.plain);
+        const plain = await runNativeSteps(run.plain);
         assert.ok(plain.ok, plain.ok ? '' : plain.failed.output);
         run.restore();
         assert.equal(sourcesDigest(copy), before);
@@ -83,8 +83,8 @@ describe('native test commands (the benchmark reference)', function () {
       it('does not exit 0 for a failing test', async () => {
         const { run } = await prepared('fail', 'xrt-marker-two');
         try {
-          assert.equal(runNativeSteps(run.withCoverage).ok, false);
-          assert.equal(runNativeSteps(run.plain).ok, false);
+          assert.equal((await runNativeSteps(run.withCoverage)).ok, false);
+          assert.equal((await runNativeSteps(run.plain)).ok, false);
         } finally {
           run.restore();
         }

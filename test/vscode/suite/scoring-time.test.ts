@@ -85,7 +85,7 @@ describe('Time from a scored test to the lens (inventory-go, baseline, local; pr
         const run = await adapter.native.prepare({ projectRoot, focalFile, task, testCode: adapter.native.mark(testCode, `xrepotest timing ${i} ${Date.now()}`), outDir });
         try {
           const t0 = process.hrtime.bigint();
-          const r = runNativeSteps(run.withCoverage);
+          const r = await runNativeSteps(run.withCoverage);
           const t = Number(process.hrtime.bigint() - t0) / 1e6;
           assert.ok(r.ok, r.ok ? '' : `native: ${r.failed.argv.join(' ')}: ${r.failed.output}`);
           if (i > 0) native.push(t);
