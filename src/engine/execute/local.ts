@@ -180,9 +180,10 @@ const MOUNTABLE = /^\/[^,:\\\s]*$/;
  * so they can add entries to their view but not change a shared one. Otherwise a full copy (reflinked
  * where the file system can: free on btrfs/xfs).
  */
-function seedView(lower: string, target: string, rewritesInPlace: boolean): 'hard links' | 'copy' {
+function seedView(lower: string, target: string, rewritesInPlace: boolean, confined: boolean): 'hard links' | 'copy' {
   fs.rmSync(target, { recursive: true, force: true });
-  if (!rewritesInPlace && seal(lower)) {
+  // Unconfined (isolation 'none'), the commands keep root's capabilities: a sealed file would not hold.
+  if (!rewritesInPlace && confined && seal(lower)) {
     const r = spawnSync('cp', ['-al', lower, target]);
     if (r.status === 0) return 'hard links';
     fs.rmSync(target, { recursive: true, force: true });
@@ -252,7 +253,7 @@ export class LocalExecutor implements Executor {
       dir,
       share: (lower, target, how) => {
         if (!this.overlayMounts || !MOUNTABLE.test(lower) || !MOUNTABLE.test(target)) {
-          seedView(lower, target, how.rewritesInPlace);
+          seedView(lower, target, how.rewritesInPlace, this.bwrap !== null);
           return null;
         }
         // The slot's writes and the overlay's scratch, next to the mount point in the sandbox's .xrt
@@ -292,9 +293,9 @@ export class LocalExecutor implements Executor {
     const limits = this.cgroups ? `cgroup ${this.cgroups} memory/pids limits` : 'rlimit memory/process limits';
     const warm = this.overlayMounts
       ? 'warm environments copy-on-write (an overlay per phase)'
-      : process.getuid?.() === 0
+      : process.getuid?.() === 0 && this.bwrap
         ? 'warm environments as sealed hard links (Go) or copies (Rust): no overlay can be mounted here'
-        : 'warm environments copied per task: overlays and sealed hard links need root';
+        : 'warm environments copied per task: overlays and sealed hard links need root and bubblewrap';
     return { kind: 'local', engine: `local: ${isolation}; ${limits}; ${warm}`, versions };
   }
 
