@@ -184,6 +184,36 @@ describe('hostile tests and the shared warm environments (local executor)', func
     });
   }
 
+  it("an overlay folder replaced by a link is the slot's failure, never a mount through the link", async function () {
+    if (!hasTool('bwrap')) skipBecause(this, 'bubblewrap is not installed');
+    const executor = new LocalExecutor({ cacheRoot, isolation: 'bubblewrap' });
+    if (!executor.overlayMounts) skipBecause(this, 'no overlay can be mounted here (needs root)');
+    const sandbox = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-sandbox-test-')));
+    try {
+      const lower = path.join(cacheRoot, 'lower');
+      fs.mkdirSync(lower, { recursive: true });
+      fs.writeFileSync(path.join(lower, 'warm'), 'warm');
+      const dest = path.join(sandbox, '.xrt', 'gocache');
+      const overlay = executor.sharedCache('go').share(lower, dest, { rewritesInPlace: false });
+      assert.ok(overlay);
+      const session = await executor.open({ language: 'go', sandboxDir: sandbox, limits: { memoryBytes: 512 * 1024 ** 2, cpus: 1, pids: 64, outputBytes: 65536 } });
+      const cmd = { phase: 'test' as const, argv: ['cat', path.join(dest, 'warm')], cwd: sandbox, env: {}, timeoutMs: 30_000, overlays: [overlay] };
+      const seen = await session.run(cmd);
+      assert.equal(seen.exitCode, 0, seen.output);
+      assert.equal(seen.output.trim(), 'warm', 'the phase sees the entry at the mount point');
+      // What a hostile earlier phase might leave: the upper layer replaced by a link to a host folder.
+      fs.rmSync(overlay.upper, { recursive: true });
+      fs.symlinkSync(markDir, overlay.upper);
+      const r = await session.run({ ...cmd, argv: ['sh', '-c', `echo x > ${dest}/planted`] });
+      await session.close();
+      assert.notEqual(r.exitCode, 0);
+      assert.match(r.output, /replaced or removed/);
+      assert.deepEqual(fs.readdirSync(markDir), [], 'nothing reached the link\'s target');
+    } finally {
+      fs.rmSync(sandbox, { recursive: true, force: true });
+    }
+  });
+
   it('a fresh process with the same key runs no warm-up (the entry persists on disk)', async function () {
     if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
     const task = await fixtureTask('go');

@@ -170,6 +170,23 @@ function overlaySupport(): boolean {
 const OVERLAY_SCRIPT =
   'while [ "$1" != -- ]; do mount -t overlay xrt-warm -o "nosuid,nodev,lowerdir=$1,upperdir=$2,workdir=$3" "$4" || exit 125; shift 4; done; shift';
 
+/**
+ * mount(8) runs before the confinement and follows links: every folder it is given must still be the
+ * real folder the engine made (nothing in the sandbox replaced one, or a folder above it, by a link).
+ */
+function spoiledOverlay(overlays: readonly OverlayMount[]): string | null {
+  for (const dir of overlays.flatMap((o) => [o.dest, o.upper, o.work])) {
+    let real: string | null = null;
+    try {
+      real = fs.lstatSync(dir).isDirectory() ? fs.realpathSync(dir) : null;
+    } catch {
+      /* gone */
+    }
+    if (real !== dir) return `the sandbox's folder ${dir} of a warm environment was replaced or removed; the phase cannot see the warm environment`;
+  }
+  return null;
+}
+
 /** Paths an overlay's options can carry (a comma or colon would split them). */
 const MOUNTABLE = /^\/[^,:\\\s]*$/;
 
@@ -359,6 +376,9 @@ class LocalSession implements Session {
     if (this.closed) throw new Error('this execution session is closed');
     signal?.throwIfAborted();
     fs.mkdirSync(cmd.cwd, { recursive: true });
+    const spoiled = spoiledOverlay(cmd.overlays ?? []);
+    // The slot's own failure (its earlier phases damaged its sandbox), never the executor's.
+    if (spoiled) return { phase: cmd.phase, argv: cmd.argv, exitCode: 125, signal: null, timedOut: false, outputTruncated: false, output: `[xrepotest: ${spoiled}]\n`, durationMs: 0 };
     const cgroup = this.cgroups ? new CommandCgroup(this.cgroups, this.spec.limits) : null;
     const argv = this.wrap(cmd, cgroup);
     const output = new CappedOutput(this.spec.limits.outputBytes);
