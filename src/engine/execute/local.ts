@@ -16,7 +16,10 @@ import { which } from '../util/which';
  * folders, read-only (host-view.ts), then the sandbox, a private /tmp, no network, its own PID
  * namespace (nothing survives the command), killed with its parent. Memory and process limits come from cgroups where this process may make them
  * (root), else from rlimits. Without bubblewrap the copy and the limits still hold, but network and
- * writes elsewhere are not prevented: `info()` says so.
+ * writes elsewhere are not prevented: `info()` says so. Warm environments (warm-environment.ts) are
+ * shown to a slot's phases copy-on-write: an overlay mounted per command, in a mount namespace of its
+ * own, before bubblewrap (0.8 has no overlay option); where none can be mounted, sealed hard links or
+ * a copy made once per slot (`sharedCache().share`).
  */
 export interface LocalExecutorOptions {
   /** 'auto' uses bubblewrap when installed; 'none' runs unconfined (for debugging only). */

@@ -76,8 +76,9 @@ export interface Toolchain {
   manifests: readonly string[];
   /**
    * A trusted command on the pristine copy, before the test is placed, that fills a build cache
-   * (`cacheDir`) with the project's own build: later phases then copy it instead of starting cold.
-   * Where `cacheDir` names the sandbox's own cache, nothing is copied.
+   * (`cacheDir`) with the project's own build. With `warmIdentity`, on an executor that keeps caches
+   * (local), it runs once per key into a warm environment later slots see copy-on-write
+   * (warm-environment.ts); else into the sandbox's own cache, every slot.
    */
   warmUp?(ctx: RunContext, cacheDir: string): PhaseCommand;
   /**
@@ -96,7 +97,7 @@ export interface Toolchain {
   cacheDirInSandbox?(ctx: RunContext): string;
   /**
    * Instead of warmUp: the toolchain prepares the pristine copy itself (Rust: a trusted, networked
-   * dependency fetch, then a warm build kept per repository and copied in). Returns the warm-up phase
+   * dependency fetch, then a warm build kept per key and shared copy-on-write, warm-environment.ts). Returns the warm-up phase
    * it ran (null when the cache was already warm), or the environment problem that stops the slot.
    */
   prepareSandbox?(ctx: RunContext, with_: PrepareWith): Promise<PhaseResult | EnvironmentProblem | null>;
