@@ -214,6 +214,19 @@ describe('hostile tests and the shared warm environments (local executor)', func
     }
   });
 
+  it('unconfined (isolation none), a slot gets its own copy of the entry: no overlay, no shared inode', () => {
+    const executor = new LocalExecutor({ cacheRoot, isolation: 'none' });
+    const lower = path.join(cacheRoot, 'lower');
+    fs.mkdirSync(path.join(lower, 'ab'), { recursive: true });
+    fs.writeFileSync(path.join(lower, 'ab', 'entry-a'), 'warm');
+    const target = path.join(cacheRoot, 'sandbox', '.xrt', 'gocache');
+    for (const rewritesInPlace of [false, true]) {
+      assert.equal(executor.sharedCache('go').share(lower, target, { rewritesInPlace }), null);
+      assert.equal(fs.readFileSync(path.join(target, 'ab', 'entry-a'), 'utf8'), 'warm');
+      assert.notEqual(fs.statSync(path.join(target, 'ab', 'entry-a')).ino, fs.statSync(path.join(lower, 'ab', 'entry-a')).ino, 'a copy, not a hard link root could change');
+    }
+  });
+
   it('a fresh process with the same key runs no warm-up (the entry persists on disk)', async function () {
     if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
     const task = await fixtureTask('go');
