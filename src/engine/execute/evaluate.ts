@@ -12,6 +12,7 @@ import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
+import { familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
@@ -123,7 +124,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         throw e;
       }
     };
-    const warm = await warmUp(ctx, opts.executor, run);
+    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir);
     if (warm && !('phase' in warm)) {
       return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     }
@@ -218,7 +219,7 @@ export function runContext(
   const declared = adapterFor(language).toolchain.writableDirs?.(base) ?? [];
   // Made now, before any untrusted code runs (the executor binds them writable into a read-only copy).
   for (const d of declared) fs.mkdirSync(d, { recursive: true });
-  return { ...base, writableDirs: [path.join(sandbox.xrt, 'home'), path.join(sandbox.xrt, 'tmp'), sandbox.out, ...declared] };
+  return { ...base, writableDirs: [path.join(sandbox.xrt, 'home'), path.join(sandbox.xrt, 'tmp'), sandbox.out, ...declared], overlays: [] };
 }
 
 /**
@@ -263,10 +264,12 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
 }
 
 /**
- * Fills the language's build cache from the untouched project (trusted code only), then gives the
- * sandbox its own copy: a generated test can spoil its copy, never the cache the next task uses.
+ * Gives the slot its warm environment (warm-environment.ts): where the executor keeps one on the host
+ * and the language keys it, the entry of the pristine copy's key, filled once by a trusted warm-up and
+ * shared copy-on-write (no warm-up when it is ready); else the warm-up runs into the slot's own cache.
+ * Returns the warm-up phase this slot ran (null when none), or the key's environment verdict.
  */
-export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>): Promise<PhaseResult | EnvironmentProblem | null> {
+export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>, repoDir = 'the repository'): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
   if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run });
   if (!toolchain.warmUp) return null;
@@ -274,9 +277,28 @@ export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: Pha
   if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
   const shared = executor.sharedCache?.(ctx.language) ?? null;
-  const result = await run(toolchain.warmUp(ctx, shared?.dir ?? inSandbox));
-  shared?.seed(inSandbox);
-  return result;
+  const identity = toolchain.warmIdentity?.(ctx);
+  if (!shared || !identity) return run(toolchain.warmUp(ctx, inSandbox));
+  const warmUpCmd = toolchain.warmUp.bind(toolchain);
+  let ran: PhaseResult | null = null;
+  const outcome = await warmEntry<null>({
+    root: shared.dir,
+    key: warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, ...identity }),
+    content: path.basename(inSandbox),
+    family: familyOf(identity.toolchain),
+    // Go's build cache only ever adds files: entries may start as hard links of another.
+    prime: true,
+    build: async (content) => {
+      const r = await run({ ...warmUpCmd(ctx, content), writable: [content] });
+      ran = r;
+      // Only the project's own code has run: a failing warm-up is the project's or the machine's, not the test's.
+      if (r.exitCode !== 0 || r.timedOut) return { ok: false, problem: toolchain.warmUpProblem?.(ctx, r, repoDir) ?? warmUpProblem(r, repoDir) };
+      return { ok: true, meta: null };
+    },
+  });
+  if (!outcome.ok) return outcome.problem;
+  shareWithSlot(ctx, shared, outcome.entry.content, inSandbox, false);
+  return ran;
 }
 
 /** The first line of a build log that looks like an error (else its first line), for a one-line reason. */

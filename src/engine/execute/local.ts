@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
-import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import { seal } from './warm-environment';
 import { which } from '../util/which';
 
 /**
@@ -15,7 +16,10 @@ import { which } from '../util/which';
  * folders, read-only (host-view.ts), then the sandbox, a private /tmp, no network, its own PID
  * namespace (nothing survives the command), killed with its parent. Memory and process limits come from cgroups where this process may make them
  * (root), else from rlimits. Without bubblewrap the copy and the limits still hold, but network and
- * writes elsewhere are not prevented: `info()` says so.
+ * writes elsewhere are not prevented: `info()` says so. Warm environments (warm-environment.ts) are
+ * shown to a slot's phases copy-on-write: an overlay mounted per command, in a mount namespace of its
+ * own, before bubblewrap (0.8 has no overlay option); where none can be mounted, sealed hard links or
+ * a copy made once per slot (`sharedCache().share`).
  */
 export interface LocalExecutorOptions {
   /** 'auto' uses bubblewrap when installed; 'none' runs unconfined (for debugging only). */
@@ -144,24 +148,71 @@ class CommandCgroup {
   }
 }
 
-/** The uid that owns sealed cache files: not root, so root without capabilities cannot change them. */
-const SEALED_OWNER = 65534;
+/**
+ * Whether this process can give each phase its own overlay mount (as root, in a private mount namespace
+ * made with `unshare`, before bubblewrap starts): tried once on scratch folders.
+ */
+function overlaySupport(): boolean {
+  if (process.getuid?.() !== 0 || !which('unshare') || !which('mount')) return false;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-overlay-probe-'));
+  try {
+    for (const d of ['lower', 'upper', 'work', 'dest']) fs.mkdirSync(path.join(dir, d));
+    fs.writeFileSync(path.join(dir, 'lower', 'f'), 'x');
+    const r = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', `${OVERLAY_SCRIPT} && test -f "$1/f"`, 'xrt-overlay', ...['lower', 'upper', 'work', 'dest'].map((d) => path.join(dir, d)), '--', path.join(dir, 'dest')], {
+      timeout: 20_000,
+    });
+    return r.status === 0;
+  } catch {
+    return false;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Mounts each (lower, upper, work, dest) given as arguments up to `--`; what follows is the command. */
+const OVERLAY_SCRIPT =
+  'while [ "$1" != -- ]; do mount -t overlay xrt-warm -o "nosuid,nodev,lowerdir=$1,upperdir=$2,workdir=$3" "$4" || exit 125; shift 4; done; shift';
 
 /**
- * Gives a sandbox the shared build cache. As root, cheaply and safely: the shared files are sealed
- * (owned by nobody, read-only) and hard-linked, and sandboxed commands run without capabilities, so
- * they can add entries to their copy but cannot change a shared one. Otherwise a full copy (slow on
- * big caches, but nothing shared is reachable).
+ * mount(8) runs before the confinement and follows links: every folder it is given must still be the
+ * real folder the engine made (nothing in the sandbox replaced one, or a folder above it, by a link).
  */
-function seedCache(shared: string, target: string): void {
-  if (process.getuid?.() === 0) {
-    spawnSync('find', [shared, '-type', 'f', '!', '-uid', String(SEALED_OWNER), '-exec', 'chown', `${SEALED_OWNER}:${SEALED_OWNER}`, '{}', '+']);
-    spawnSync('find', [shared, '-type', 'f', '-perm', '/222', '-exec', 'chmod', 'a-w', '{}', '+']);
-    fs.rmSync(target, { recursive: true, force: true });
-    const r = spawnSync('cp', ['-al', shared, target]);
-    if (r.status === 0) return;
+function spoiledOverlay(overlays: readonly OverlayMount[]): string | null {
+  for (const dir of overlays.flatMap((o) => [o.dest, o.upper, o.work])) {
+    let real: string | null = null;
+    try {
+      real = fs.lstatSync(dir).isDirectory() ? fs.realpathSync(dir) : null;
+    } catch {
+      /* gone */
+    }
+    if (real !== dir) return `the sandbox's folder ${dir} of a warm environment was replaced or removed; the phase cannot see the warm environment`;
   }
-  fs.cpSync(shared, target, { recursive: true });
+  return null;
+}
+
+/** Paths an overlay's options can carry (a comma or colon would split them). */
+const MOUNTABLE = /^\/[^,:\\\s]*$/;
+
+/**
+ * The fallback where no overlay can be mounted: the slot's own view of a warm entry's folder, made now.
+ * As root, where the toolchain never rewrites a file in place (Go's build cache), sealed hard links:
+ * the shared files are owned by nobody and read-only, and sandboxed commands run without capabilities,
+ * so they can add entries to their view but not change a shared one. Otherwise a full copy (reflinked
+ * where the file system can: free on btrfs/xfs).
+ */
+function seedView(lower: string, target: string, rewritesInPlace: boolean, confined: boolean): 'hard links' | 'copy' {
+  fs.rmSync(target, { recursive: true, force: true });
+  // Unconfined (isolation 'none'), the commands keep root's capabilities: a sealed file would not hold.
+  if (!rewritesInPlace && confined && seal(lower)) {
+    const r = spawnSync('cp', ['-al', lower, target]);
+    if (r.status === 0) return 'hard links';
+    fs.rmSync(target, { recursive: true, force: true });
+  }
+  fs.mkdirSync(target, { recursive: true });
+  // Modes and times kept (cargo compares times), owners not: the copy is the slot's own.
+  const r = spawnSync('cp', ['-R', '--no-dereference', '--reflink=auto', '--preserve=mode,timestamps', `${lower}/.`, `${target}/`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`could not copy the warm environment ${lower}: ${(r.stderr || r.error?.message || '').trim()}`);
+  return 'copy';
 }
 
 /** Host settings the toolchains need though HOME points into the sandbox (each language's `local.hostEnv`). */
@@ -178,6 +229,7 @@ export class LocalExecutor implements Executor {
   private readonly versions = new Map<LanguageId, Record<string, string>>();
   private hostEnv: Record<string, string> | undefined;
   private readonly cacheRoot: string;
+  private overlays: boolean | undefined;
 
   constructor(options: LocalExecutorOptions = {}) {
     this.cacheRoot = options.cacheRoot ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'local');
@@ -208,10 +260,32 @@ export class LocalExecutor implements Executor {
     return this.bwrap ? { bwrap: this.bwrap, hostView: localHostViewArgs() } : null;
   }
 
+  /** Whether each phase can mount warm environments copy-on-write (bubblewrap, root, overlays mountable). */
+  get overlayMounts(): boolean {
+    this.overlays ??= this.bwrap !== null && overlaySupport();
+    return this.overlays;
+  }
+
   sharedCache(language: LanguageId): SharedCache {
     const dir = path.join(this.cacheRoot, language);
     fs.mkdirSync(dir, { recursive: true });
-    return { dir, seed: (target) => seedCache(dir, target) };
+    return {
+      dir,
+      share: (lower, target, how) => {
+        if (!this.overlayMounts || !MOUNTABLE.test(lower) || !MOUNTABLE.test(target)) {
+          seedView(lower, target, how.rewritesInPlace, this.bwrap !== null);
+          return null;
+        }
+        // The slot's writes and the overlay's scratch, next to the mount point in the sandbox's .xrt
+        // (same file system), read-only to the test phase like the rest of .xrt, gone with the sandbox.
+        const layers = path.join(path.dirname(target), `.overlay-${path.basename(target)}`);
+        const overlay: OverlayMount = { lower, dest: target, upper: path.join(layers, 'upper'), work: path.join(layers, 'work') };
+        fs.rmSync(target, { recursive: true, force: true });
+        fs.rmSync(layers, { recursive: true, force: true });
+        for (const d of [target, overlay.upper, overlay.work]) fs.mkdirSync(d, { recursive: true });
+        return overlay;
+      },
+    };
   }
 
   async unavailable(language: LanguageId): Promise<string | null> {
@@ -237,7 +311,12 @@ export class LocalExecutor implements Executor {
       ? `${firstLine(this.bwrap, ['--version']) ?? 'bubblewrap'} (host: system and toolchain folders read-only, home folders empty; no network; own PID namespace)`
       : 'NOT isolated: install bubblewrap to stop network access and writes outside the copy';
     const limits = this.cgroups ? `cgroup ${this.cgroups} memory/pids limits` : 'rlimit memory/process limits';
-    return { kind: 'local', engine: `local: ${isolation}; ${limits}`, versions };
+    const warm = this.overlayMounts
+      ? 'warm environments copy-on-write (an overlay per phase)'
+      : process.getuid?.() === 0 && this.bwrap
+        ? 'warm environments as sealed hard links (Go) or copies (Rust): no overlay can be mounted here'
+        : 'warm environments copied per task: overlays and sealed hard links need root and bubblewrap';
+    return { kind: 'local', engine: `local: ${isolation}; ${limits}; ${warm}`, versions };
   }
 
   async open(spec: SessionSpec): Promise<Session> {
@@ -284,16 +363,25 @@ class LocalSession implements Session {
           ...inner,
         ]
       : inner;
-    if (!cgroup) return confined;
+    const overlays = cmd.overlays ?? [];
+    if (overlays.length && !this.bwrap) throw new Error('overlays were declared for a phase the local executor does not confine');
+    // Each overlay mounted in a mount namespace of this command's own (gone with it), bubblewrap inside it.
+    const mounted = overlays.length
+      ? ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', `${OVERLAY_SCRIPT} && exec "$@"`, 'xrt-overlay', ...overlays.flatMap((o) => [o.lower, o.upper, o.work, o.dest]), '--', ...confined]
+      : confined;
+    if (!cgroup) return mounted;
     // Join the cgroups before exec, so no child can start outside them.
     const join = cgroup.procsFiles.map((_, i) => `echo $$ > "$${i + 1}"`).join(' && ');
-    return ['/bin/sh', '-c', `${join} && shift ${cgroup.procsFiles.length} && exec "$@"`, 'xrt-join', ...cgroup.procsFiles, ...confined];
+    return ['/bin/sh', '-c', `${join} && shift ${cgroup.procsFiles.length} && exec "$@"`, 'xrt-join', ...cgroup.procsFiles, ...mounted];
   }
 
   async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
     if (this.closed) throw new Error('this execution session is closed');
     signal?.throwIfAborted();
     fs.mkdirSync(cmd.cwd, { recursive: true });
+    const spoiled = spoiledOverlay(cmd.overlays ?? []);
+    // The slot's own failure (its earlier phases damaged its sandbox), never the executor's.
+    if (spoiled) return { phase: cmd.phase, argv: cmd.argv, exitCode: 125, signal: null, timedOut: false, outputTruncated: false, output: `[xrepotest: ${spoiled}]\n`, durationMs: 0 };
     const cgroup = this.cgroups ? new CommandCgroup(this.cgroups, this.spec.limits) : null;
     const argv = this.wrap(cmd, cgroup);
     const output = new CappedOutput(this.spec.limits.outputBytes);

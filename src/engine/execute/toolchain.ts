@@ -4,7 +4,7 @@ import type { TaskRecord } from '../tasks/record';
 import * as path from 'node:path';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
 import type { Sandbox } from './sandbox';
-import type { Executor, PhaseCommand, PhaseName, PhaseResult } from './types';
+import type { Executor, OverlayMount, PhaseCommand, PhaseName, PhaseResult } from './types';
 
 export interface PhaseTimeouts {
   compileMs: number;
@@ -38,6 +38,11 @@ export interface RunContext {
    * read-only to them where the executor can make it so.
    */
   writableDirs: string[];
+  /**
+   * Copy-on-write views of the slot's warm environment (warm-environment.ts), filled when it is shared
+   * with the slot (before the test exists): every phase made after that mounts them (`phase`).
+   */
+  overlays: OverlayMount[];
 }
 
 export interface Placement {
@@ -71,10 +76,18 @@ export interface Toolchain {
   manifests: readonly string[];
   /**
    * A trusted command on the pristine copy, before the test is placed, that fills a build cache
-   * (`cacheDir`) with the project's own build: later phases then copy it instead of starting cold.
-   * Where `cacheDir` names the sandbox's own cache, nothing is copied.
+   * (`cacheDir`) with the project's own build. With `warmIdentity`, on an executor that keeps caches
+   * (local), it runs once per key into a warm environment later slots see copy-on-write
+   * (warm-environment.ts); else into the sandbox's own cache, every slot.
    */
   warmUp?(ctx: RunContext, cacheDir: string): PhaseCommand;
+  /**
+   * What a warm environment's key holds besides the pristine copy's content (warm-environment.ts):
+   * `toolchain`, the tool versions and the flags that change every artifact (entries of one toolchain
+   * may start from each other), `scope`, what part of the project the warm-up builds (Go: the package).
+   * Absent: the warm-up runs in every slot, into the slot's own cache.
+   */
+  warmIdentity?(ctx: RunContext): { toolchain: string; scope: string };
   /**
    * Why a failed warm-up failed, when the toolchain can tell from the project's own output (Ruby: a gem
    * the spec helper cannot load, `dependencies-unresolvable`); null: the default `project-does-not-build`.
@@ -84,7 +97,7 @@ export interface Toolchain {
   cacheDirInSandbox?(ctx: RunContext): string;
   /**
    * Instead of warmUp: the toolchain prepares the pristine copy itself (Rust: a trusted, networked
-   * dependency fetch, then a warm build kept per repository and copied in). Returns the warm-up phase
+   * dependency fetch, then a warm build kept per key and shared copy-on-write, warm-environment.ts). Returns the warm-up phase
    * it ran (null when the cache was already warm), or the environment problem that stops the slot.
    */
   prepareSandbox?(ctx: RunContext, with_: PrepareWith): Promise<PhaseResult | EnvironmentProblem | null>;
@@ -92,7 +105,7 @@ export interface Toolchain {
    * Folders inside the sandbox (absolute) a runner must write during the test phase besides `.xrt/home`,
    * `.xrt/tmp` and the report folder (Rust's target folder, Go's build cache); made if missing.
    */
-  writableDirs?(ctx: Omit<RunContext, 'writableDirs'>): string[];
+  writableDirs?(ctx: Omit<RunContext, 'writableDirs' | 'overlays'>): string[];
   /**
    * Checked on the pristine copy before anything runs: a problem of the environment this toolchain can
    * see from the project alone (PHP: no runner within composer.json's PHPUnit constraint). The slot is
@@ -150,6 +163,8 @@ export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: s
   // Untrusted code runs in the test phase (and the coverage phase reads what it left): the copy is
   // read-only to both but for the folders runners write.
   if (phaseName === 'test' || phaseName === 'coverage') cmd.sandboxWritable = ctx.writableDirs;
+  // Every phase after the warm environment was shared sees it copy-on-write (the warm-up itself does not).
+  if (ctx.overlays.length) cmd.overlays = [...ctx.overlays];
   return cmd;
 }
 

@@ -35,6 +35,22 @@ export interface PhaseCommand {
    * reports, caches, home, tmp, and what the toolchain declares). Absent: the whole sandbox is writable.
    */
   sandboxWritable?: string[];
+  /**
+   * Copy-on-write views of warm environments (warm-environment.ts), mounted for this command only:
+   * the command sees `lower` at `dest`, its writes land in `upper`; `lower` itself never changes.
+   * Only the executor that declared them (`SharedCache.share`) gets them.
+   */
+  overlays?: OverlayMount[];
+}
+
+/** An overlay a phase runs with: a warm entry's folder (`lower`, outside the sandbox) seen copy-on-write at `dest`. */
+export interface OverlayMount {
+  lower: string;
+  /** Inside the sandbox: where the toolchain expects the folder (an empty folder, the mount point). */
+  dest: string;
+  /** Inside the sandbox's .xrt, on the same file system: the slot's own writes, and the overlay's scratch. */
+  upper: string;
+  work: string;
 }
 
 export interface PhaseResult {
@@ -75,10 +91,15 @@ export interface ExecutorInfo {
 }
 
 export interface SharedCache {
-  /** The host folder a trusted warm-up writes. */
+  /** The host folder holding the language's warm environments (warm-environment.ts), written only by trusted warm-ups. */
   dir: string;
-  /** Gives a sandbox its own view of the cache at `target`, which nothing in the sandbox can spoil. */
-  seed(target: string): void;
+  /**
+   * Gives a sandbox its own view of a warm entry's folder `lower` at `target` (inside the sandbox), which
+   * nothing in the sandbox can spoil: an overlay every later phase of the slot mounts (returned), or,
+   * where the executor cannot mount one, a view made now (sealed hard links where the toolchain never
+   * rewrites a file in place and this process may seal them, else a copy; null returned).
+   */
+  share(lower: string, target: string, how: { rewritesInPlace: boolean }): OverlayMount | null;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
@@ -23,11 +24,30 @@ function goEnv(ctx: RunContext, gocache = !ctx.hostToolchains ? IMAGE_GOCACHE : 
   return { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOCACHE: gocache, CGO_ENABLED: '0' };
 }
 
+let goVersion: string | undefined;
+
+/** The host's Go as the phases run it (GOTOOLCHAIN=local, outside any module): part of the warm cache's key. */
+function hostGoVersion(): string {
+  if (goVersion === undefined) {
+    const r = spawnSync('go', ['env', 'GOVERSION', 'GOOS', 'GOARCH', 'GOROOT'], { cwd: '/', encoding: 'utf8', timeout: 20_000, env: { ...process.env, GOTOOLCHAIN: 'local' } });
+    goVersion = r.status === 0 ? r.stdout : `unknown: ${r.stderr ?? ''}`;
+  }
+  return goVersion;
+}
+
 export const goToolchain: Toolchain = {
   manifests: ['go.mod'],
 
+  // The warm build cache's key (execute/warm-environment.ts): Go and the flags every phase builds
+  // with, and the package the warm-up builds; the copy's content is added by the engine.
+  warmIdentity(ctx) {
+    const { GOCACHE: _cache, ...flags } = goEnv(ctx);
+    return { toolchain: `go warm-up v1\0${hostGoVersion()}\0${JSON.stringify(flags)}`, scope: packageArg(ctx) };
+  },
+
   // Go compiles the standard library and the package from scratch with an empty cache (15 s for a
-  // small package here, against 0.3 s warm): build the untouched package once into the shared cache.
+  // small package here, against 0.3 s warm): build the untouched package once per key into a warm
+  // cache (execute/warm-environment.ts) every later slot of the key sees copy-on-write.
   warmUp(ctx, cacheDir) {
     const pkg = packageArg(ctx);
     const cmd = phase(

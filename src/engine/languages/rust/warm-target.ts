@@ -1,52 +1,38 @@
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
-import { pidAlive } from '../../util/process-namespace';
+import { familyOf, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 
 /**
- * What the warm target needs of the local executor (execute/local.ts): its shared cache and how it
- * confines trusted steps. Named here, not imported: execute/local.ts looks languages up.
- */
-/**
- * A warm `target/` per repository for the local executor (docs/execution.md, "Rust"). Without it each
- * slot compiles every dependency from scratch (a minute for a crate with criterion as a dev-dependency).
+ * A warm `target/` per key for the local executor (docs/execution.md, "Warm environments"). Without it
+ * each slot compiles every dependency from scratch (a minute for a crate with criterion as a dev-dependency).
  *
- * Per key — the pristine copy's whole tree (sources, manifests, Cargo.lock, rust-toolchain files), the
- * host toolchain (`rustc -vV`) and the flags — once, under a lock shared with other processes:
+ * Per key (execute/warm-environment.ts) — the pristine copy's whole tree (sources, manifests,
+ * Cargo.lock, rust-toolchain files), the host toolchain (`rustc -vV`) and the flags — once, under a
+ * lock shared with other processes:
  *   1. the trusted, networked `cargo fetch` (dependencies.ts) into the host's cargo caches;
  *   2. the warm build, a sandboxed phase like the others (offline, caches read-only) that may write
  *      only the entry's `target/`: `cargo build` (its status: do the dependencies resolve and the
  *      project build?) then `cargo test --no-run` (only warms the dev-dependencies);
  *   3. the entry is marked ready, with the Cargo.lock the fetch wrote (libraries seldom commit one:
  *      every slot then builds against the same versions).
- * Each slot then gets its own COPY of the entry's target (`cp --reflink=auto`: free on btrfs/xfs),
- * before any of its code exists. Not hard links: cargo and rustc rewrite files of the target folder in
- * place (its lock, fingerprints), which a sealed shared file refuses and a writable one would pass on
- * to every later slot. The entry itself is outside the sandbox's view (home folders are empty there),
- * so a test can spoil only its own copy, never the results of later slots.
+ * Each slot then sees the entry's target copy-on-write, before any of its code exists: an overlay
+ * mounted for each of its phases where the executor can (cargo's writes land in the slot's upper
+ * layer), else its own copy (`cp --reflink=auto`). Never hard links: cargo and rustc rewrite files of
+ * the target folder in place (its lock, fingerprints), which a sealed shared file refuses and a
+ * writable one would pass on to every later slot. The entry itself is outside the sandbox's view (home
+ * folders are empty there), so a test can spoil only its own view, never the results of later slots.
  */
 
-/** Entries kept besides the newest ones used within the hour (each is the size of a target folder). */
-const KEEP_ENTRIES = 6;
-const LOCK_WAIT_MS = 20 * 60_000;
-
-interface WarmEntry {
-  dir: string;
+interface WarmMeta {
   /** Cargo.lock files the fetch wrote or changed, relative to the copy ('/'-separated). */
   locks: Array<{ rel: string; content: string }>;
 }
-
-type Outcome = { ok: true; entry: WarmEntry } | { ok: false; problem: EnvironmentProblem };
-
-/** Per process: one warm-up per key, whatever the number of slots waiting for it. */
-const outcomes = new Map<string, Promise<Outcome>>();
 
 let toolchainId: string | undefined;
 
@@ -59,51 +45,9 @@ function hostToolchain(): string {
   return toolchainId;
 }
 
-/** Digest of the copy as it was made (our .xrt scratch left out): links by target, files by content. */
-export function treeDigest(root: string, skip: ReadonlySet<string>): string {
-  const h = createHash('sha256');
-  const walk = (rel: string): void => {
-    const entries = fs.readdirSync(path.join(root, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const e of entries) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (!rel && skip.has(e.name)) continue;
-      const abs = path.join(root, r);
-      if (e.isSymbolicLink()) h.update(`L ${r}\0${fs.readlinkSync(abs)}\0`);
-      else if (e.isDirectory()) {
-        h.update(`D ${r}\0`);
-        walk(r);
-      } else if (e.isFile()) h.update(`F ${r}\0`).update(fs.readFileSync(abs)).update('\0');
-    }
-  };
-  walk('');
-  return h.digest('hex');
-}
-
-export function warmKey(ctx: RunContext, flags: string): string {
-  const tree = treeDigest(ctx.sandbox.dir, new Set([path.basename(ctx.sandbox.xrt)]));
-  const project = path.relative(ctx.sandbox.dir, ctx.sandbox.projectRoot);
-  return createHash('sha256').update(`warm-target v1\0${tree}\0${project}\0${hostToolchain()}\0${flags}`).digest('hex').slice(0, 24);
-}
-
-/** A lock folder shared with other processes; one whose owner died is taken over. */
-async function acquireLock(lockDir: string, signal?: AbortSignal): Promise<() => void> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (;;) {
-    signal?.throwIfAborted();
-    try {
-      fs.mkdirSync(lockDir);
-      fs.writeFileSync(path.join(lockDir, 'pid'), String(process.pid));
-      return () => fs.rmSync(lockDir, { recursive: true, force: true });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const owner = Number(fs.readFileSync(path.join(lockDir, 'pid'), { encoding: 'utf8', flag: 'a+' }) || 0);
-    if ((owner && !pidAlive(owner)) || Date.now() > deadline) {
-      fs.rmSync(lockDir, { recursive: true, force: true });
-      continue;
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
+/** The warm target's key (execute/warm-environment.ts): the pristine copy, the host toolchain and the flags. */
+export function warmTargetKey(ctx: RunContext, flags: string): string {
+  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, toolchain: `warm-target v2\0${hostToolchain()}\0${flags}`, scope: '' });
 }
 
 /** The Cargo.lock candidates of a copy: at the package and each folder above it up to the copy's root. */
@@ -115,29 +59,6 @@ function lockCandidates(ctx: RunContext): string[] {
   }
 }
 
-function readReady(dir: string): WarmEntry | null {
-  try {
-    const ready = JSON.parse(fs.readFileSync(path.join(dir, 'ready.json'), 'utf8')) as { locks?: WarmEntry['locks'] };
-    if (!fs.statSync(path.join(dir, 'target')).isDirectory()) return null;
-    return { dir, locks: Array.isArray(ready.locks) ? ready.locks : [] };
-  } catch {
-    return null;
-  }
-}
-
-/** Old entries go: all but the newest few, and never one used within the hour (another run may be copying it). */
-function prune(root: string, keep: string): void {
-  let names: string[];
-  try {
-    names = fs.readdirSync(root).filter((n) => /^[0-9a-f]{24}$/.test(n) && n !== keep);
-  } catch {
-    return;
-  }
-  const used = (n: string): number => fs.statSync(path.join(root, n, 'ready.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
-  const old = names.sort((a, b) => used(b) - used(a)).slice(KEEP_ENTRIES).filter((n) => Date.now() - used(n) > 3_600_000);
-  for (const n of old) fs.rmSync(path.join(root, n), { recursive: true, force: true });
-}
-
 export interface WarmTargetPlan {
   /** Part of the key: flags that change every artifact (RUSTFLAGS). */
   flags: string;
@@ -147,38 +68,25 @@ export interface WarmTargetPlan {
   targetInSandbox: string;
 }
 
-async function warmEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null; hostView?: readonly string[] }, root: string, key: string, plan: WarmTargetPlan, ran: (r: PhaseResult) => void): Promise<Outcome> {
-  const dir = path.join(root, key);
-  const release = await acquireLock(`${dir}.lock`);
-  try {
-    const ready = readReady(dir);
-    if (ready) return { ok: true, entry: ready };
-    fs.rmSync(dir, { recursive: true, force: true });
-    const target = path.join(dir, 'target');
-    fs.mkdirSync(target, { recursive: true });
-    const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
-    const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap, hostView: host.hostView });
-    // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
-    // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
-    const warm = await with_.run({ ...plan.command(target), writable: [target] });
-    ran(warm);
-    if (!warmed(warm)) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      const repo = repositoryHint(ctx);
-      if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
-      return { ok: false, problem: doesNotBuild(warm, repo, ctx) };
-    }
-    const locks: WarmEntry['locks'] = [];
-    for (const [rel, old] of before) {
-      const now = readSandboxFile(ctx.sandbox.dir, rel);
-      if (now !== null && now !== old) locks.push({ rel, content: now });
-    }
-    fs.writeFileSync(path.join(dir, 'ready.json'), JSON.stringify({ locks, fetch: { ok: fetch.ok, ms: fetch.durationMs }, warmMs: warm.durationMs }));
-    prune(root, key);
-    return { ok: true, entry: { dir, locks } };
-  } finally {
-    release();
+/** The trusted fetch, then the warm build into the entry's `target` (a host folder outside the sandbox). */
+async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null; hostView?: readonly string[] }, plan: WarmTargetPlan, target: string, ran: (r: PhaseResult) => void): Promise<{ ok: true; meta: WarmMeta } | { ok: false; problem: EnvironmentProblem }> {
+  const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
+  const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap, hostView: host.hostView });
+  // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
+  // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
+  const warm = await with_.run({ ...plan.command(target), writable: [target] });
+  ran(warm);
+  if (!warmed(warm)) {
+    const repo = repositoryHint(ctx);
+    if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
+    return { ok: false, problem: doesNotBuild(warm, repo, ctx) };
   }
+  const locks: WarmMeta['locks'] = [];
+  for (const [rel, old] of before) {
+    const now = readSandboxFile(ctx.sandbox.dir, rel);
+    if (now !== null && now !== old) locks.push({ rel, content: now });
+  }
+  return { ok: true, meta: { locks } };
 }
 
 /**
@@ -230,22 +138,6 @@ function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): Environ
   };
 }
 
-/** Gives the slot the entry's lock files and its own copy of the warm target (before any of the test exists). */
-function seed(ctx: RunContext, entry: WarmEntry, targetInSandbox: string): void {
-  for (const { rel, content } of entry.locks) {
-    if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
-  }
-  fs.rmSync(targetInSandbox, { recursive: true, force: true });
-  fs.mkdirSync(targetInSandbox, { recursive: true });
-  // Modes and times kept (cargo compares times), owners not: the copy is the slot's own.
-  const r = spawnSync('cp', ['-R', '--no-dereference', '--reflink=auto', '--preserve=mode,timestamps', `${path.join(entry.dir, 'target')}/.`, `${targetInSandbox}/`], {
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`could not copy the warm target folder: ${(r.stderr || r.error?.message || '').trim()}`);
-  const now = new Date();
-  fs.utimesSync(path.join(entry.dir, 'ready.json'), now, now);
-}
-
 /**
  * In a container (the docker executor): the dependencies were fetched when the repository's image was
  * built, and there is no cache shared between slots; the warm-up builds into the slot's own target
@@ -269,23 +161,25 @@ export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, pla
   const host = executor.capabilities.hostFetch;
   const shared = host ? executor.sharedCache?.('rust') : null;
   if (!host || !shared) return null;
-  const root = shared.dir;
-  const key = warmKey(ctx, plan.flags);
   let ranHere: PhaseResult | null = null;
-  let outcome = outcomes.get(key);
-  if (!outcome) {
-    outcome = warmEntry(ctx, with_, host, root, key, plan, (r) => (ranHere = r));
-    outcomes.set(key, outcome);
-    // A run that broke off (cancelled, the executor gone) is tried again by the next slot.
-    outcome.catch(() => outcomes.delete(key));
+  const outcome = await warmEntry<WarmMeta>({
+    root: shared.dir,
+    key: warmTargetKey(ctx, plan.flags),
+    content: 'target',
+    family: familyOf(`${hostToolchain()}\0${plan.flags}`),
+    // cargo rewrites files of its target folder in place (fingerprints, its lock): no hard links.
+    prime: false,
+    build: (target) => buildEntry(ctx, with_, host, plan, target, (r) => (ranHere = r)),
+  });
+  if (!outcome.ok) return outcome.problem;
+  // The lock files the fetch wrote (libraries seldom commit one: every slot builds against the same
+  // versions), then the entry's target, copy-on-write, before any of the test exists.
+  for (const { rel, content } of outcome.entry.meta.locks) {
+    if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
   }
-  const result = await outcome;
-  if (!result.ok) return result.problem;
-  seed(ctx, result.entry, plan.targetInSandbox);
+  shareWithSlot(ctx, shared, outcome.entry.content, plan.targetInSandbox, true);
   return ranHere;
 }
 
 /** For tests: forget this process's outcomes (a failure is otherwise kept for the process's life). */
-export function forgetWarmOutcomes(): void {
-  outcomes.clear();
-}
+export { forgetWarmOutcomes } from '../../execute/warm-environment';
