@@ -6,9 +6,18 @@ import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
 import type { TestReport } from '../../score/types';
 import { goStatementStarts } from './statement-lines';
+import { localTest2json } from './test2json';
 import { blamedFiles, collidingNames, freeSuffix, renameIdentifiers, testFunctionNames } from './collisions';
 
 const ASIDE = '.xrt-aside';
+
+/** Per placement: the package's import path, read from the pristine go.mod (test2json names events by it). */
+const importPaths = new WeakMap<Placement, string>();
+
+/** The test binary the compile phase links (instrumented for coverage) and the test phase runs. */
+const testBinary = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'pkg.test');
+/** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
+const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
 
 function packageArg(ctx: RunContext): string {
   const rel = path.relative(ctx.sandbox.projectRoot, path.dirname(ctx.sandbox.focalFile)).split(path.sep).join('/');
@@ -44,17 +53,35 @@ export const goToolchain: Toolchain = {
 
   cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
-  // `go test` rebuilds the test binary into its cache during the test phase.
-  writableDirs: (ctx) => (!ctx.hostToolchains ? [] : [path.join(ctx.sandbox.xrt, 'gocache')]),
+  // Locally the test phase runs the compiled binary under test2json and builds nothing: no cache to
+  // write. In a container `go test` runs it and writes the image's cache, private to the container.
+  writableDirs: () => [],
 
   async place(ctx: RunContext): Promise<Placement> {
     const testFile = path.join(path.dirname(ctx.sandbox.focalFile), `xrepotest_${ctx.id}_test.go`);
     fs.writeFileSync(testFile, ctx.testCode);
     const testNames = await testFunctionNames(ctx.testCode);
-    return { testFile, writtenCode: ctx.testCode, testNames, notes: testNames.length ? [] : ['no func TestXxx(t *testing.T) in the test'] };
+    const placement: Placement = { testFile, writtenCode: ctx.testCode, testNames, notes: testNames.length ? [] : ['no func TestXxx(t *testing.T) in the test'] };
+    if (ctx.hostToolchains) {
+      // Nothing of the test has run yet: go.mod is the repository's own, and the copy of test2json
+      // (read-only to the test phase) cannot have been touched.
+      const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
+      const tool = await localTest2json();
+      if ('problem' in tool) {
+        placement.environment = { cause: 'toolchain-missing', reason: `${tool.problem}; check with \`xrepotest doctor\`` };
+        return placement;
+      }
+      fs.copyFileSync(tool.path, test2jsonInSandbox(ctx));
+      importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
+    }
+    return placement;
   },
 
-  compile: (ctx) => phase('compile', ctx, ['go', 'test', '-c', '-o', path.join(ctx.sandbox.xrt, 'pkg.test'), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
+  // The test binary, built once with coverage (only the package under test is instrumented; its
+  // dependencies are the same cached objects as the warm-up's). Its status is the compile verdict, its
+  // output what the repair rounds read; `go test -c` also runs go test's vet checks, as `go test` would.
+  compile: (ctx) =>
+    phase('compile', ctx, ['go', 'test', '-c', '-cover', '-covermode=count', '-o', testBinary(ctx), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
 
   async repairEnvironment(ctx, placement, failed) {
     // Called round by round after a failed compile (execute/evaluate.ts). The package's own files are
@@ -78,10 +105,25 @@ export const goToolchain: Toolchain = {
 
   test(ctx, placement) {
     const run = placement.testNames.length ? `^(${placement.testNames.join('|')})$` : '^$';
+    const profile = path.join(ctx.sandbox.out, 'cover.out');
+    const importPath = importPaths.get(placement);
+    if (ctx.hostToolchains && importPath) {
+      // What `go test -json` does after linking, without linking again: the binary in the package's
+      // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
+      // failure), its output turned into events by test2json (-t: with times), which exits with the
+      // binary's status. Nothing here writes a build cache.
+      return phase(
+        'test',
+        ctx,
+        [test2jsonInSandbox(ctx), '-t', '-p', importPath, testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', `-test.run=${run}`, `-test.coverprofile=${profile}`],
+        path.dirname(ctx.sandbox.focalFile),
+        goEnv(ctx),
+      );
+    }
     return phase(
       'test',
       ctx,
-      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${path.join(ctx.sandbox.out, 'cover.out')}`, packageArg(ctx)],
+      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${profile}`, packageArg(ctx)],
       ctx.sandbox.projectRoot,
       goEnv(ctx),
     );
