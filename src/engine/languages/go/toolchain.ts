@@ -115,7 +115,7 @@ export const goToolchain: Toolchain = {
       return phase(
         'test',
         ctx,
-        [test2jsonInSandbox(ctx), '-t', '-p', importPath, testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', `-test.run=${run}`, `-test.coverprofile=${profile}`],
+        [test2jsonInSandbox(ctx), '-t', '-p', importPath, testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
         path.dirname(ctx.sandbox.focalFile),
         goEnv(ctx),
       );
