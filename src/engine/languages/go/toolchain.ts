@@ -16,6 +16,26 @@ const importPaths = new WeakMap<Placement, string>();
 
 /** The test binary the compile phase links (instrumented for coverage) and the test phase runs. */
 const testBinary = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'pkg.test');
+/**
+ * Runs the test binary and, when a signal killed it (the memory limit's SIGKILL), says so as `go test`
+ * does ("signal: killed", Go's name for it): test2json alone reports only that the test failed.
+ */
+const SAY_SIGNAL = [
+  // The shell's own "Killed" notice goes nowhere (it is printed with the parent's redirections: hence
+  // the subshell); the binary keeps the real stderr.
+  'exec 3>&2 2>/dev/null',
+  '("$@" 2>&3 3>&-); s=$?',
+  '[ "$s" -gt 128 ] || exit "$s"',
+  'case $((s - 128)) in',
+  '  1) n=hangup;; 2) n=interrupt;; 3) n=quit;; 4) n="illegal instruction";; 5) n="trace/breakpoint trap";;',
+  '  6) n=aborted;; 7) n="bus error";; 8) n="floating point exception";; 9) n=killed;; 10) n="user defined signal 1";;',
+  '  11) n="segmentation fault";; 12) n="user defined signal 2";; 13) n="broken pipe";; 14) n="alarm clock";; 15) n=terminated;;',
+  '  24) n="CPU time limit exceeded";; 25) n="file size limit exceeded";; 31) n="bad system call";; *) n="signal $((s - 128))";;',
+  'esac',
+  'printf "signal: %s\\n" "$n"', // as go test prints it: no line break first
+  'exit "$s"',
+].join('\n');
+
 /** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
 const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
 
@@ -115,7 +135,11 @@ export const goToolchain: Toolchain = {
       return phase(
         'test',
         ctx,
-        [test2jsonInSandbox(ctx), '-t', '-p', importPath, testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
+        [
+          ...[test2jsonInSandbox(ctx), '-t', '-p', importPath],
+          ...['sh', '-c', SAY_SIGNAL, 'xrt-go-test'],
+          ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
+        ],
         path.dirname(ctx.sandbox.focalFile),
         goEnv(ctx),
       );
