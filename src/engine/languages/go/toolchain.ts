@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
-import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
 import type { TestReport } from '../../score/types';
@@ -128,16 +128,19 @@ export const goToolchain: Toolchain = {
     const profile = path.join(ctx.sandbox.out, 'cover.out');
     const importPath = importPaths.get(placement);
     if (ctx.hostToolchains && importPath) {
+      // Written again per mutant, after the test ran once: never through a link the test left.
+      const script = path.join(ctx.sandbox.xrt, 'go-test.sh');
+      writeInSandbox(ctx, script, SAY_SIGNAL + '\n');
       // What `go test -json` does after linking, without linking again: the binary in the package's
       // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
-      // failure), its output turned into events by test2json (-t: with times), which exits with the
-      // binary's status. Nothing here writes a build cache.
+      // failure), its output turned into events by test2json (-t: with times), which exits 1 when the
+      // binary failed. Nothing here writes a build cache.
       return phase(
         'test',
         ctx,
         [
           ...[test2jsonInSandbox(ctx), '-t', '-p', importPath],
-          ...['sh', '-c', SAY_SIGNAL, 'xrt-go-test'],
+          ...['sh', script],
           ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
         ],
         path.dirname(ctx.sandbox.focalFile),
