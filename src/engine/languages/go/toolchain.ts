@@ -91,7 +91,8 @@ export const goToolchain: Toolchain = {
         placement.environment = { cause: 'toolchain-missing', reason: `${tool.problem}; check with \`xrepotest doctor\`` };
         return placement;
       }
-      fs.copyFileSync(tool.path, test2jsonInSandbox(ctx));
+      // A copy, not a link: without bubblewrap a test could otherwise write through to the shared tool.
+      fs.copyFileSync(tool.path, test2jsonInSandbox(ctx), fs.constants.COPYFILE_FICLONE);
       importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
     }
     return placement;
