@@ -378,7 +378,9 @@ describe('hostile sandboxes: the engine after the test phase (local executor)', 
     needs(this, 'go');
     const task = await fixtureTask('go');
     const repo = fixture('inventory-go');
-    // The report folder's name is in the go command's arguments; the test finds it and the copy's root.
+    // The report folder's name is in the runner's arguments (the test binary's own, or go test's); the
+    // test finds it and the copy's root, and tries to replace the engine's test2json and test binary
+    // there (they run again for every mutant).
     const code = `package inventory
 
 import (
@@ -389,16 +391,23 @@ import (
 	"testing"
 )
 
-func TestTamper(t *testing.T) {
-	pid := os.Getppid()
-	profile := ""
-	for i := 0; i < 8 && pid > 1 && profile == ""; i++ {
-		raw, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		for _, a := range strings.Split(string(raw), "\\x00") {
-			if strings.HasPrefix(a, "-coverprofile=") {
-				profile = strings.TrimPrefix(a, "-coverprofile=")
+func profileIn(args []string) string {
+	for _, a := range args {
+		for _, flag := range []string{"-coverprofile=", "-test.coverprofile="} {
+			if strings.HasPrefix(a, flag) {
+				return strings.TrimPrefix(a, flag)
 			}
 		}
+	}
+	return ""
+}
+
+func TestTamper(t *testing.T) {
+	pid := os.Getppid()
+	profile := profileIn(os.Args)
+	for i := 0; i < 8 && pid > 1 && profile == ""; i++ {
+		raw, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+		profile = profileIn(strings.Split(string(raw), "\\x00"))
 		stat, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		f := strings.Fields(string(stat))
 		if len(f) < 4 {
@@ -420,6 +429,11 @@ func TestTamper(t *testing.T) {
 	if err := os.WriteFile("item.go", []byte("package inventory\\n"), 0o644); err != nil {
 		errs = append(errs, err.Error())
 	}
+	for _, tool := range []string{"test2json", "pkg.test"} {
+		if err := os.WriteFile(filepath.Join(xrt, tool), []byte("#!/bin/sh\\necho forged\\n"), 0o755); err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
 	if len(errs) > 0 {
 		t.Fatalf("blocked: %s", strings.Join(errs, "; "))
 	}
@@ -435,6 +449,9 @@ func TestTamper(t *testing.T) {
       assert.match(e.phases.find((p) => p.phase === 'test')?.output ?? '', /read-only file system/);
       const dir = e.sandboxDir!;
       assert.equal(fs.readFileSync(path.join(dir, 'item.go'), 'utf8'), task.file_content, 'the focal file in the copy is the task\'s');
+      for (const tool of ['test2json', 'pkg.test']) {
+        assert.doesNotMatch(fs.readFileSync(path.join(dir, '.xrt', tool)).subarray(0, 64).toString('latin1'), /forged/, `the engine's ${tool} is not replaced`);
+      }
     } finally {
       if (e.sandboxDir) fs.rmSync(e.sandboxDir, { recursive: true, force: true });
     }

@@ -212,6 +212,29 @@ Kernel.public_send(%w[at exit].join('_').to_sym) do
 end
 `;
 
+// Go, against the test binary run straight under test2json: a failing test prints test2json's own
+// events for a pass (stdout and stderr, raw JSON), with every telling name built at run time, and
+// keeps the honest exit status. test2json wraps whatever the binary prints into output events.
+const GO_RAW_EVENTS = `package inventory
+
+import (
+	"fmt"
+	"os"
+	"testing"
+)
+
+func TestStatusWrong(t *testing.T) {
+	ev := \`{"Action":"%s","Package":"example.com/inventory","Test":"TestStatusWrong"}\` + "\\n"
+	for _, w := range []*os.File{os.Stdout, os.Stderr} {
+		fmt.Fprintf(w, ev, "pa"+"ss")
+	}
+	if got := (Item{Quantity: 5}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+	fmt.Fprintf(os.Stdout, ev, "pa"+"ss")
+}
+`;
+
 const executor = new LocalExecutor();
 
 describe('hostile tests that forge their own score (local executor)', function () {
@@ -265,6 +288,19 @@ describe('hostile tests that forge their own score (local executor)', function (
     const e = await attack(this, 'go', GO_ZEROED_STATUS);
     assert.equal(e.score.failure?.rule, 'exit-status');
     assert.match(e.score.reason!, /exited with status 0 although its report has 1 failing test/);
+  });
+
+  it('Go: a failing test prints raw test2json events for its own pass on stdout and stderr: still a failure', async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go not installed here');
+    if (!executor.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    const e = await evaluateTest(await fixtureTask('go'), 'go', GO_RAW_EVENTS, { executor, repoDir: fixture(FIXTURE_OF.go), timeouts: { testMs: 120_000 } });
+    const test = e.phases.find((p) => p.phase === 'test');
+    assert.equal(e.score.compiled, true);
+    assert.equal(e.score.passed, false, 'a printed pass event is no pass');
+    assert.deepEqual(e.testReport.cases.map((c) => [c.name, c.status]), [['TestStatusWrong', 'failed']]);
+    // Every line the binary printed reached us inside an output event, never as an event of its own.
+    const forged = (test?.output ?? '').split('\n').filter((l) => l.startsWith('{"Action":"pass","Package":"example.com/inventory","Test":"TestStatusWrong"}'));
+    assert.deepEqual(forged, []);
   });
 
   it('Ruby: the at_exit forgery with every telling name built at run time (no sign in the code)', async function () {

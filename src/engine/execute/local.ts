@@ -121,23 +121,29 @@ class CommandCgroup {
     return [...out];
   }
 
-  killAll(): void {
-    for (let round = 0; round < 20; round++) {
-      const pids = this.pids();
-      if (!pids.length) return;
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          /* exited meanwhile */
-        }
+  /** SIGKILL to every process in the cgroup now (synchronous: timeouts and cancellation call it). */
+  killAll(): number {
+    const pids = this.pids();
+    for (const pid of pids) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        /* exited meanwhile */
       }
-      spawnSync('sleep', ['0.05']);
     }
+    return pids.length;
   }
 
-  remove(): void {
-    this.killAll();
+  /**
+   * Kills until the cgroup is empty, then removes it. A killed process stays listed until the kernel
+   * has torn it down (a few milliseconds), and a forking one may add a child meanwhile: so kill again
+   * on short, growing waits (about a second in all, as before) rather than a fixed 50 ms sleep per round.
+   */
+  async remove(): Promise<void> {
+    for (let waitMs = 1, waited = 0; waited < 1000; waited += waitMs, waitMs = Math.min(waitMs * 2, 50)) {
+      if (!this.killAll()) break;
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
     for (const d of this.dirs) {
       try {
         fs.rmdirSync(d);
@@ -228,6 +234,7 @@ export class LocalExecutor implements Executor {
   private readonly cgroups: CgroupKind;
   private readonly versions = new Map<LanguageId, Record<string, string>>();
   private hostEnv: Record<string, string> | undefined;
+  private bwrapVersion: string | undefined;
   private readonly cacheRoot: string;
   private overlays: boolean | undefined;
 
@@ -307,8 +314,10 @@ export class LocalExecutor implements Executor {
       Object.assign(versions, tools.moreVersions?.());
       this.versions.set(language, versions);
     }
+    // Probed once: info() is asked for every slot.
+    if (this.bwrap) this.bwrapVersion ??= firstLine(this.bwrap, ['--version']) ?? 'bubblewrap';
     const isolation = this.bwrap
-      ? `${firstLine(this.bwrap, ['--version']) ?? 'bubblewrap'} (host: system and toolchain folders read-only, home folders empty; no network; own PID namespace)`
+      ? `${this.bwrapVersion} (host: system and toolchain folders read-only, home folders empty; no network; own PID namespace)`
       : 'NOT isolated: install bubblewrap to stop network access and writes outside the copy';
     const limits = this.cgroups ? `cgroup ${this.cgroups} memory/pids limits` : 'rlimit memory/process limits';
     const warm = this.overlayMounts
@@ -409,14 +418,15 @@ class LocalSession implements Session {
       signal?.addEventListener('abort', onAbort, { once: true });
       child.stdout.on('data', (b: Buffer) => output.push(b));
       child.stderr.on('data', (b: Buffer) => output.push(b));
-      const finish = (exitCode: number | null, sig: string | null, error?: Error): void => {
+      const finish = async (exitCode: number | null, sig: string | null, error?: Error): Promise<void> => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        this.running.delete(kill);
         kill(); // background processes the command left behind
-        cgroup?.remove();
+        // Resolved only once every process of the command is gone and its cgroup removed.
+        await cgroup?.remove();
+        this.running.delete(kill);
         if (error) output.push(Buffer.from(`\n[xrepotest: could not start ${argv[0]}: ${error.message}]\n`));
         resolve({
           phase: cmd.phase,
@@ -429,8 +439,8 @@ class LocalSession implements Session {
           durationMs: Date.now() - started,
         });
       };
-      child.on('error', (e) => finish(null, null, e));
-      child.on('close', (code, sig) => finish(code, sig));
+      child.on('error', (e) => void finish(null, null, e));
+      child.on('close', (code, sig) => void finish(code, sig));
     });
   }
 

@@ -2,14 +2,43 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
-import { phase, readInSandbox, readReport, sandboxRel, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
 import type { TestReport } from '../../score/types';
 import { goStatementStarts } from './statement-lines';
+import { localTest2json } from './test2json';
 import { blamedFiles, collidingNames, freeSuffix, renameIdentifiers, testFunctionNames } from './collisions';
 
 const ASIDE = '.xrt-aside';
+
+/** Per placement: the package's import path, read from the pristine go.mod (test2json names events by it). */
+const importPaths = new WeakMap<Placement, string>();
+
+/** The test binary the compile phase links (instrumented for coverage) and the test phase runs. */
+const testBinary = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'pkg.test');
+/**
+ * Runs the test binary and, when a signal killed it (the memory limit's SIGKILL), says so as `go test`
+ * does ("signal: killed", Go's name for it): test2json alone reports only that the test failed.
+ */
+const SAY_SIGNAL = [
+  // The shell's own "Killed" notice goes nowhere (it is printed with the parent's redirections: hence
+  // the subshell); the binary keeps the real stderr.
+  'exec 3>&2 2>/dev/null',
+  '("$@" 2>&3 3>&-); s=$?',
+  '[ "$s" -gt 128 ] || exit "$s"',
+  'case $((s - 128)) in',
+  '  1) n=hangup;; 2) n=interrupt;; 3) n=quit;; 4) n="illegal instruction";; 5) n="trace/breakpoint trap";;',
+  '  6) n=aborted;; 7) n="bus error";; 8) n="floating point exception";; 9) n=killed;; 10) n="user defined signal 1";;',
+  '  11) n="segmentation fault";; 12) n="user defined signal 2";; 13) n="broken pipe";; 14) n="alarm clock";; 15) n=terminated;;',
+  '  24) n="CPU time limit exceeded";; 25) n="file size limit exceeded";; 31) n="bad system call";; *) n="signal $((s - 128))";;',
+  'esac',
+  'printf "signal: %s\\n" "$n"', // as go test prints it: no line break first
+  'exit "$s"',
+].join('\n');
+
+/** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
+const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
 
 function packageArg(ctx: RunContext): string {
   const rel = path.relative(ctx.sandbox.projectRoot, path.dirname(ctx.sandbox.focalFile)).split(path.sep).join('/');
@@ -64,17 +93,36 @@ export const goToolchain: Toolchain = {
 
   cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
-  // `go test` rebuilds the test binary into its cache during the test phase.
-  writableDirs: (ctx) => (!ctx.hostToolchains ? [] : [path.join(ctx.sandbox.xrt, 'gocache')]),
+  // Locally the test phase runs the compiled binary under test2json and builds nothing: no cache to
+  // write. In a container `go test` runs it and writes the image's cache, private to the container.
+  writableDirs: () => [],
 
   async place(ctx: RunContext): Promise<Placement> {
     const testFile = path.join(path.dirname(ctx.sandbox.focalFile), `xrepotest_${ctx.id}_test.go`);
     fs.writeFileSync(testFile, ctx.testCode);
     const testNames = await testFunctionNames(ctx.testCode);
-    return { testFile, writtenCode: ctx.testCode, testNames, notes: testNames.length ? [] : ['no func TestXxx(t *testing.T) in the test'] };
+    const placement: Placement = { testFile, writtenCode: ctx.testCode, testNames, notes: testNames.length ? [] : ['no func TestXxx(t *testing.T) in the test'] };
+    if (ctx.hostToolchains) {
+      // Nothing of the test has run yet: go.mod is the repository's own, and the copy of test2json
+      // (read-only to the test phase) cannot have been touched.
+      const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
+      const tool = await localTest2json();
+      if ('problem' in tool) {
+        placement.environment = { cause: 'toolchain-missing', reason: `${tool.problem}; check with \`xrepotest doctor\`` };
+        return placement;
+      }
+      // A copy, not a link: without bubblewrap a test could otherwise write through to the shared tool.
+      fs.copyFileSync(tool.path, test2jsonInSandbox(ctx), fs.constants.COPYFILE_FICLONE);
+      importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
+    }
+    return placement;
   },
 
-  compile: (ctx) => phase('compile', ctx, ['go', 'test', '-c', '-o', path.join(ctx.sandbox.xrt, 'pkg.test'), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
+  // The test binary, built once with coverage (only the package under test is instrumented; its
+  // dependencies are the same cached objects as the warm-up's). Its status is the compile verdict, its
+  // output what the repair rounds read; `go test -c` also runs go test's vet checks, as `go test` would.
+  compile: (ctx) =>
+    phase('compile', ctx, ['go', 'test', '-c', '-cover', '-covermode=count', '-o', testBinary(ctx), packageArg(ctx)], ctx.sandbox.projectRoot, goEnv(ctx)),
 
   async repairEnvironment(ctx, placement, failed) {
     // Called round by round after a failed compile (execute/evaluate.ts). The package's own files are
@@ -98,10 +146,32 @@ export const goToolchain: Toolchain = {
 
   test(ctx, placement) {
     const run = placement.testNames.length ? `^(${placement.testNames.join('|')})$` : '^$';
+    const profile = path.join(ctx.sandbox.out, 'cover.out');
+    const importPath = importPaths.get(placement);
+    if (ctx.hostToolchains && importPath) {
+      // Written again per mutant, after the test ran once: never through a link the test left.
+      const script = path.join(ctx.sandbox.xrt, 'go-test.sh');
+      writeInSandbox(ctx, script, SAY_SIGNAL + '\n');
+      // What `go test -json` does after linking, without linking again: the binary in the package's
+      // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
+      // failure), its output turned into events by test2json (-t: with times), which exits 1 when the
+      // binary failed. Nothing here writes a build cache.
+      return phase(
+        'test',
+        ctx,
+        [
+          ...[test2jsonInSandbox(ctx), '-t', '-p', importPath],
+          ...['sh', script],
+          ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
+        ],
+        path.dirname(ctx.sandbox.focalFile),
+        goEnv(ctx),
+      );
+    }
     return phase(
       'test',
       ctx,
-      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${path.join(ctx.sandbox.out, 'cover.out')}`, packageArg(ctx)],
+      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${profile}`, packageArg(ctx)],
       ctx.sandbox.projectRoot,
       goEnv(ctx),
     );

@@ -144,7 +144,9 @@ export const phpToolchain: Toolchain = {
     const root = ctx.sandbox.projectRoot;
     // The project's own PHPUnit; else, locally, the one composer.json's constraint picks; else the image's.
     const chosen = ctx.hostToolchains ? localRunner(ctx) : null;
-    const phpunit = vendorPhpunit(ctx) ?? (chosen && 'runner' in chosen ? chosen.runner?.bin ?? null : null);
+    const vendor = vendorPhpunit(ctx);
+    const local = !vendor && chosen && 'runner' in chosen ? chosen.runner : null;
+    const phpunit = vendor ?? local?.bin ?? null;
     // Our own configuration, not the project's: that one may list other suites, or a coverage filter
     // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
     // PHPUnit 9 takes a file as --coverage-filter; 10 and later only folders, so there the filter is a
@@ -152,13 +154,14 @@ export const phpToolchain: Toolchain = {
     // In a repository's environment image the dependencies live in $XRT_DEPS/vendor (docker/README.md):
     // Composer writes an autoloader there for this copy of the project, and its PHPUnit is used.
     const script = [
-      'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7',
+      // MAJOR: the chosen local runner's, known from its probe on the host; else PHPUnit is asked here.
+      'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7 MAJOR=$8',
       `PHPUNIT=${phpunit ? `'${phpunit.replace(/'/g, `'\\''`)}'` : '$(command -v phpunit)'}`,
       'if [ -n "${XRT_DEPS:-}" ] && [ -d "$XRT_DEPS/vendor" ] && command -v composer >/dev/null; then',
       '  COMPOSER_VENDOR_DIR="$XRT_DEPS/vendor" composer dump-autoload --quiet --no-interaction --working-dir="$ROOT" && BOOT="$XRT_DEPS/vendor/autoload.php"',
-      '  [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && PHPUNIT="$XRT_DEPS/vendor/bin/phpunit"',
+      '  [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && PHPUNIT="$XRT_DEPS/vendor/bin/phpunit" && MAJOR=',
       'fi',
-      String.raw`MAJOR=$(php "$PHPUNIT" --version | sed -n 's/^PHPUnit \([0-9]*\).*/\1/p')`,
+      String.raw`[ -n "$MAJOR" ] || MAJOR=$(php "$PHPUNIT" --version | sed -n 's/^PHPUnit \([0-9]*\).*/\1/p')`,
       String.raw`xml() { printf %s "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }`,
       'if [ "${MAJOR:-9}" -ge 10 ]; then',
       String.raw`  printf '<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="%s" cacheResult="false">\n  <source><include><file>%s</file></include></source>\n</phpunit>\n' "$(xml "$BOOT")" "$(xml "$FOCAL")" > "$CONFIG"`,
@@ -174,7 +177,7 @@ export const phpToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml')],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : ''],
       root,
     );
   },
