@@ -106,7 +106,7 @@ export function confinesTests(): boolean {
  */
 const PREPARE = [
   '[ -d /xrt ] && chmod -R go-w /xrt 2>/dev/null',
-  'for w in "$@"; do mkdir -p "$w" && chmod -R a+rwX "$w" || exit 1; done',
+  'for w in "$@"; do [ ! -d "$w" ] || chmod -R a+rwX "$w" || exit 1; done',
   'cat /proc/1/task/1/children',
 ].join('\n');
 
@@ -156,8 +156,10 @@ const CHECK_AFTER_SLOT = [
   `for p in /proc/[0-9]*; do i=\${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || { echo "process $i is still running"; exit 1; }; done`,
   '[ -d "/proc/$keep" ] || { echo "the keep-alive process is gone"; exit 1; }',
   '[ -z "$(ls -A "$pool")" ] || { echo "the pool folder is not empty"; exit 1; }',
-  'for d in /tmp /var/tmp /dev/shm; do [ -d "$d" ] || continue; find "$d" -mindepth 1 -maxdepth 1 -exec rm -rf {} + 2>/dev/null',
-  '  left=$(find "$d" -mindepth 1 -print -quit 2>&1); [ -z "$left" ] || { echo "left in a temporary folder: $left"; exit 1; }; done',
+  // Every entry but the way to the pool folder (mounted below the host's /tmp): it is checked above.
+  'for d in /tmp /var/tmp /dev/shm; do [ -d "$d" ] || continue',
+  '  for e in "$d"/* "$d"/.[!.]* "$d"/..?*; do { [ -e "$e" ] || [ -L "$e" ]; } || continue; case "$pool/" in "$e"/*) continue;; esac',
+  '    rm -rf "$e" 2>/dev/null; if [ -e "$e" ] || [ -L "$e" ]; then echo "left in a temporary folder: $e"; exit 1; fi; done; done',
   // A folder of the test user that root cannot read is itself owned by the test user: found before find would descend.
   'roots=/; for m in /dev/shm /dev/mqueue; do [ -d "$m" ] && roots="$roots $m"; done',
   `owned=$(find $roots -xdev -path "$pool" -prune -o -user ${TEST_UID} -print -quit 2>/dev/null); [ -z "$owned" ] || { echo "left by the test user: $owned"; exit 1; }`,
