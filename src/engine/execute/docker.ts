@@ -97,17 +97,25 @@ export function confinesTests(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
+/** The test user's uid: what a slot's untrusted code runs as in a confined container. */
+const TEST_UID = '65534';
+
 /**
  * Run as root when a container starts, before anything untrusted: the image's caches and installs
  * (/xrt: GOCACHE, CARGO_HOME, bundles…, world-writable in the images) become read-only to the test
  * user, but for the folders the language's test phase must write (`testPhaseWrites`, passed as
- * arguments; such a language never reuses a container). Prints the keep-alive process's pid (init's
- * child), which reaping must spare.
+ * arguments; such a language never reuses a container), and a file any user could change in place
+ * becomes root's alone. Prints the keep-alive process's pid (init's child), which reaping must spare,
+ * then the folders the test user can still create files in (world-writable, its group's, its own):
+ * the only places the check after a slot has to search.
  */
 const PREPARE = [
   '[ -d /xrt ] && chmod -R go-w /xrt 2>/dev/null',
+  'find / -xdev -type f -perm -0002 -exec chmod o-w {} + 2>/dev/null',
   'for w in "$@"; do [ ! -d "$w" ] || chmod -R a+rwX "$w" || exit 1; done',
   'cat /proc/1/task/1/children',
+  `find / -xdev -type d \\( -perm -0002 -o \\( -perm -0020 -group ${TEST_UID} \\) -o -user ${TEST_UID} \\) -print 2>/dev/null`,
+  'exit 0',
 ].join('\n');
 
 /**
@@ -142,17 +150,16 @@ const REAP_LOOP = 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "
  */
 const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, 'exit $s'].join('\n');
 
-/** The test user's uid: what a slot's untrusted code runs as in a confined container. */
-const TEST_UID = '65534';
 
 /**
  * Run as root after a slot, before its container serves another (its phases were all reaped and the
  * slot's folder removed on the host): wipes the temporary folders, then fails (and the container is
  * discarded) when anything is left: a process, an entry in the pool folder, a file root cannot remove
- * from a temporary folder, a file of the test user anywhere in the container, a System V IPC object.
+ * from a temporary folder, a file of the test user anywhere it could have made one (the folders
+ * `PREPARE` listed, passed after the first two arguments; /dev/shm, /dev/mqueue), a System V IPC object.
  */
 const CHECK_AFTER_SLOT = [
-  'keep=$1; pool=$2',
+  'keep=$1; pool=$2; shift 2',
   `for p in /proc/[0-9]*; do i=\${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || { echo "process $i is still running"; exit 1; }; done`,
   '[ -d "/proc/$keep" ] || { echo "the keep-alive process is gone"; exit 1; }',
   '[ -z "$(ls -A "$pool")" ] || { echo "the pool folder is not empty"; exit 1; }',
@@ -161,8 +168,8 @@ const CHECK_AFTER_SLOT = [
   '  for e in "$d"/* "$d"/.[!.]* "$d"/..?*; do { [ -e "$e" ] || [ -L "$e" ]; } || continue; case "$pool/" in "$e"/*) continue;; esac',
   '    rm -rf "$e" 2>/dev/null; if [ -e "$e" ] || [ -L "$e" ]; then echo "left in a temporary folder: $e"; exit 1; fi; done; done',
   // A folder of the test user that root cannot read is itself owned by the test user: found before find would descend.
-  'roots=/; for m in /dev/shm /dev/mqueue; do [ -d "$m" ] && roots="$roots $m"; done',
-  `owned=$(find $roots -xdev -path "$pool" -prune -o -user ${TEST_UID} -print -quit 2>/dev/null); [ -z "$owned" ] || { echo "left by the test user: $owned"; exit 1; }`,
+  'for m in /dev/shm /dev/mqueue; do [ -d "$m" ] && set -- "$@" "$m"; done',
+  `owned=$(find "$@" -xdev -path "$pool" -prune -o -user ${TEST_UID} -print -quit 2>/dev/null); [ -z "$owned" ] || { echo "left by the test user: $owned"; exit 1; }`,
   'for f in shm msg sem; do [ ! -r /proc/sysvipc/$f ] || [ "$(wc -l < /proc/sysvipc/$f)" -le 1 ] || { echo "a System V $f object is left"; exit 1; }; done',
   'exit 0',
 ].join('\n');
@@ -381,7 +388,7 @@ export class DockerExecutor implements Executor {
     else if (entry.slot.deadReason) why = `it was killed (${entry.slot.deadReason})`;
     else if (slotDir && fs.existsSync(slotDir)) why = "the slot's folder was kept or could not be removed";
     else {
-      const r = await entry.slot.quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir], '0:0').catch((e: Error) => ({ code: -1, output: e.message }));
+      const r = await entry.slot.quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir, ...entry.slot.testWritable], '0:0').catch((e: Error) => ({ code: -1, output: e.message }));
       if (r.code !== 0) why = r.output.trim().slice(0, 300) || `the check exited ${r.code}`;
     }
     if (!why) {
@@ -451,6 +458,8 @@ export class SlotContainer {
   deadReason: string | undefined;
   /** The keep-alive process's pid in the container (init's child), which reaping must spare. */
   keepAlive = '';
+  /** The image's folders the test user can create files in (found at the start): where to search after a slot. */
+  testWritable: string[] = [];
 
   constructor(
     readonly docker: Dockerode,
@@ -462,9 +471,11 @@ export class SlotContainer {
   /** Closes the image's folders to the test user (but `testWrites`) and finds the keep-alive process. */
   async prepare(testWrites: readonly string[]): Promise<void> {
     const r = await this.quietExec(['sh', '-c', PREPARE, 'xrt-prepare', ...testWrites], '0:0');
-    const pid = /^\s*(\d+)\s*$/.exec(r.output)?.[1];
+    const [first, ...dirs] = r.output.split('\n');
+    const pid = /^\s*(\d+)\s*$/.exec(first)?.[1];
     if (r.code !== 0 || !pid) throw new Error(`could not prepare the container (find its keep-alive process): ${r.output.trim().slice(0, 200)}`);
     this.keepAlive = pid;
+    this.testWritable = dirs.filter((d) => d.startsWith('/'));
   }
 
   /**
