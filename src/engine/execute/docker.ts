@@ -113,8 +113,9 @@ const PREPARE = [
   '[ -d /xrt ] && chmod -R go-w /xrt 2>/dev/null',
   'find / -xdev -type f -perm -0002 -exec chmod o-w {} + 2>/dev/null',
   'for w in "$@"; do [ ! -d "$w" ] || chmod -R a+rwX "$w" || exit 1; done',
-  'cat /proc/1/task/1/children',
-  `find / -xdev -type d \\( -perm -0002 -o \\( -perm -0020 -group ${TEST_UID} \\) -o -user ${TEST_UID} \\) -print 2>/dev/null`,
+  // The children list ends without a newline: its own line, before the folders.
+  'echo "$(cat /proc/1/task/1/children)"',
+  `[ -n "$XRT_LIST_WRITABLE" ] && find / -xdev -type d \\( -perm -0002 -o \\( -perm -0020 -group ${TEST_UID} \\) -o -user ${TEST_UID} \\) -print 2>/dev/null`,
   'exit 0',
 ].join('\n');
 
@@ -276,7 +277,7 @@ export class DockerExecutor implements Executor {
   }
 
   /** A started, prepared container of `image` with `mountDir` bind-mounted at its own path. */
-  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[]): Promise<SlotContainer> {
+  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean): Promise<SlotContainer> {
     const docker = this.engine.docker;
     const sessionId = randomUUID();
     const container = await docker.createContainer({
@@ -309,7 +310,7 @@ export class DockerExecutor implements Executor {
     }
     const slot = new SlotContainer(docker, container, sessionId);
     try {
-      await slot.prepare(testWrites);
+      await slot.prepare(testWrites, reused);
     } catch (e) {
       await slot.remove().catch(() => undefined);
       throw e;
@@ -321,7 +322,7 @@ export class DockerExecutor implements Executor {
   async open(spec: SessionSpec): Promise<DockerSession> {
     const image = await this.imageFor(spec.language, spec.image);
     const testWrites = adapterFor(spec.language).image.testPhaseWrites ?? [];
-    const slot = await this.startContainer(image, spec.limits, spec.sandboxDir, testWrites);
+    const slot = await this.startContainer(image, spec.limits, spec.sandboxDir, testWrites, false);
     return new DockerSession(slot, spec, this.backstopGraceMs(), confinesTests(), testWrites, () => slot.remove());
   }
 
@@ -372,7 +373,7 @@ export class DockerExecutor implements Executor {
     // Traversable but not listable to the test user: a slot cannot find another's folder by name.
     fs.chmodSync(dir, 0o711);
     try {
-      const entry = { key, slot: await this.startContainer(image, limits, dir, []), dir };
+      const entry = { key, slot: await this.startContainer(image, limits, dir, [], true), dir };
       this.pooled.add(entry);
       return entry;
     } catch (e) {
@@ -469,8 +470,9 @@ export class SlotContainer {
   ) {}
 
   /** Closes the image's folders to the test user (but `testWrites`) and finds the keep-alive process. */
-  async prepare(testWrites: readonly string[]): Promise<void> {
-    const r = await this.quietExec(['sh', '-c', PREPARE, 'xrt-prepare', ...testWrites], '0:0');
+  async prepare(testWrites: readonly string[], reused: boolean): Promise<void> {
+    // Only a reused container is searched after a slot: only it needs the list of writable folders.
+    const r = await this.quietExec(['sh', '-c', PREPARE, 'xrt-prepare', ...testWrites], '0:0', reused ? ['XRT_LIST_WRITABLE=1'] : []);
     const [first, ...dirs] = r.output.split('\n');
     const pid = /^\s*(\d+)\s*$/.exec(first)?.[1];
     if (r.code !== 0 || !pid) throw new Error(`could not prepare the container (find its keep-alive process): ${r.output.trim().slice(0, 200)}`);
