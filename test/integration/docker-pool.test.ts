@@ -156,7 +156,8 @@ describe('docker executor: reused containers (attacks from one slot on the next)
     const id = (s as unknown as { id: string }).id;
     await lease.close(); // the folder was not removed (kept for inspection)
     assert.deepEqual(await containersOfSession(engine.docker, id), []);
-    assert.equal(fs.existsSync(lease.sandboxParent), false);
+    assert.ok(fs.existsSync(dir), 'the kept folder stays for inspection');
+    fs.rmSync(lease.sandboxParent, { recursive: true, force: true });
   });
 
   it('close() removes the reused containers and their pool folders', async function () {

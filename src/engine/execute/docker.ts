@@ -385,9 +385,10 @@ export class DockerExecutor implements Executor {
   /** After a slot: back to the idle containers when nothing is left of the slot, else discarded. */
   private async giveBack(entry: PooledContainer, slotDir: string | null): Promise<void> {
     let why: string | null = null;
+    const kept = !!slotDir && fs.existsSync(slotDir);
     if (this.closed) why = 'the executor was closed';
     else if (entry.slot.deadReason) why = `it was killed (${entry.slot.deadReason})`;
-    else if (slotDir && fs.existsSync(slotDir)) why = "the slot's folder was kept or could not be removed";
+    else if (kept) why = "the slot's folder was kept or could not be removed";
     else {
       const r = await entry.slot.quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir, ...entry.slot.testWritable], '0:0').catch((e: Error) => ({ code: -1, output: e.message }));
       if (r.code !== 0) why = r.output.trim().slice(0, 300) || `the check exited ${r.code}`;
@@ -400,15 +401,16 @@ export class DockerExecutor implements Executor {
     }
     this.discarded.push(why);
     if (this.discarded.length > 20) this.discarded.shift();
-    await this.retire(entry);
+    // A kept sandbox (for inspection) stays with its pool folder; the next run reaps both by pid.
+    await this.retire(entry, kept);
   }
 
-  private async retire(entry: PooledContainer): Promise<void> {
+  private async retire(entry: PooledContainer, keepFolder = false): Promise<void> {
     this.pooled.delete(entry);
     const list = this.idle.get(entry.key);
     if (list?.includes(entry)) list.splice(list.indexOf(entry), 1);
     await entry.slot.remove().catch(() => undefined);
-    fs.rmSync(entry.dir, { recursive: true, force: true });
+    if (!keepFolder) fs.rmSync(entry.dir, { recursive: true, force: true });
   }
 
   /** Removes the reused containers (idle or not) and their pool folders. */
