@@ -541,6 +541,12 @@ export class SlotContainer {
 /** One slot's phases in a container (its own, or a reused one the executor lent it). */
 export class DockerSession implements Session {
   private closed = false;
+  /**
+   * The writable folders the copy was last opened for, while only the test user has run since: the
+   * coverage phase right after the test phase needs no second opening (the test user cannot undo
+   * root's modes, and what it made is its own). Any phase run as root makes it null.
+   */
+  private openedFor: string | null = null;
 
   constructor(
     private readonly slot: SlotContainer,
@@ -566,9 +572,12 @@ export class DockerSession implements Session {
     signal?.throwIfAborted();
     // A test phase on a copy read-only to it: opened up by root first, then run as nobody.
     const user = this.confined && cmd.sandboxWritable ? UNPRIVILEGED_USER : undefined;
-    if (user) {
+    const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;
+    if (!user) this.openedFor = null;
+    if (user && openKey !== this.openedFor) {
       const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0', [`XRT_IMAGE_WRITABLE=${this.testWrites.join(':')}`]);
       if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      this.openedFor = openKey;
       signal?.throwIfAborted();
     }
     const started = Date.now();
