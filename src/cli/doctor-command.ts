@@ -24,7 +24,7 @@ export async function runDoctorRepo(opts: DoctorRepoOptions): Promise<number> {
     languages: languages as LanguageId[],
     // docker: the repository's environment image, as a run builds it (its failure is a problem to report).
     imageFor: executor.capabilities.buildEnvironmentImage ? environmentImages(executor, undefined) : undefined,
-  });
+  }).finally(() => executor.close?.());
   process.stdout.write((opts.json ? JSON.stringify(result, null, 2) : forTerminal(formatRepositoryCheck(result))) + '\n');
   return result.problems.length ? 1 : 0;
 }

@@ -81,6 +81,7 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
     progress.stop();
     out.close();
     await builder.close();
+    await executor?.close?.();
   }
   const label = provider.isBaseline ? ' (the offline baseline: a lower bound, not a model)' : '';
   process.stderr.write(forTerminal(`wrote ${out.records.length} generations for ${done} tasks to ${opts.out}${label}; ${tokens} tokens, $${cost.toFixed(4)}`) + '\n');

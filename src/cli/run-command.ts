@@ -85,6 +85,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
     progress.stop();
     if (out !== null) fs.closeSync(out);
     lock?.release();
+    await executor.close?.();
   }
   if (!opts.out) for (const r of results) process.stdout.write(JSON.stringify(r) + '\n');
   process.stderr.write(formatSummaryText(summarizeByLanguage(results)) + '\n');

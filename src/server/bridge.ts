@@ -223,5 +223,6 @@ export function registerBridge(state: ServerState): void {
     return bridge.context({ task, language: adapter.id, repoDir: root }, params.settings, controller.signal);
   });
 
-  connection.onShutdown(() => bridge.close());
+  // One shutdown handler per connection: the executors' reused containers end here too.
+  connection.onShutdown(() => Promise.all([bridge.close(), state.close()]).then(() => undefined));
 }

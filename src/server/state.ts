@@ -52,4 +52,11 @@ export class ServerState {
     }
     return e;
   }
+
+  /** Releases what the executors keep between scorings (reused containers): at shutdown. */
+  async close(): Promise<void> {
+    const started = [...this.executors.values()];
+    this.executors.clear();
+    await Promise.all(started.map((e) => e.then((x) => x.close?.(), () => undefined)));
+  }
 }

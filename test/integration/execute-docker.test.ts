@@ -39,6 +39,8 @@ describe('the docker executor scores like the local executor', function () {
         image = await languageImageForTests(this, language);
         docker = await DockerExecutor.create({ engine });
       });
+      // Its reused containers end with the language's cases (later files check none is left).
+      after(async () => docker?.close());
 
       for (const name of CASES) {
         it(`${name}: the same verdict in a container and on the host`, async function () {

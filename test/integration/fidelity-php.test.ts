@@ -508,7 +508,10 @@ describe('PHP fidelity in the docker executor (PHPUnit 11.5 image) vs native PHP
     image = await languageImageForTests(this, 'php');
     docker = await DockerExecutor.create({ engine });
   });
-  after(() => fetched.forEach(removeRealRepository));
+  after(async () => {
+    fetched.forEach(removeRealRepository);
+    await docker?.close();
+  });
 
   for (const c of DATA.cases.filter((x) => x.repo === 'phar-io/version')) {
     it(`${c.repo}: ${c.id} in a container`, async function () {

@@ -276,7 +276,10 @@ describe('fidelity: Ruby on real gems, the docker executor as the local one', fu
     image = await languageImageForTests(this, 'ruby');
     docker = await DockerExecutor.create({ engine });
   });
-  after(() => fs.rmSync(scratch, { recursive: true, force: true }));
+  after(async () => {
+    fs.rmSync(scratch, { recursive: true, force: true });
+    await docker?.close();
+  });
 
   for (const repo of CASES.repositories) {
     it(`${repo.name} ${repo.version}: the expected verdicts and lines in the language image, or the gem it lacks named`, async function () {

@@ -95,7 +95,7 @@ describe('published XRepoTest images from a local registry', function () {
     const task = await fixtureTask(language);
     assert.equal(task.file_path.split('/')[0], repoDir);
     const executor = await DockerExecutor.create({ engine });
-    const result = await evaluateTest(task, language, generatedTest(language, 'pass'), { executor, repoDir: checkout, image: pulledDigest });
+    const result = await evaluateTest(task, language, generatedTest(language, 'pass'), { executor, repoDir: checkout, image: pulledDigest }).finally(() => executor.close());
     const logs = result.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-800)}`).join('\n');
     assert.equal(result.error, undefined, result.error);
     assert.ok(result.score.passed, `${result.score.reason}\n${logs}`);

@@ -112,6 +112,8 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
     return await runLocked(plan, services, io, checked, executor);
   } finally {
     lock.release();
+    // Reused containers end with the run (a crashed run's are reaped by the next by their labels).
+    await executor.close?.();
   }
 }
 

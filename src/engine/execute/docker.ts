@@ -1,12 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as os from 'node:os';
+import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { adapterFor, type LanguageId } from '../languages';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { CappedOutput } from './output';
-import type { Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionSpec } from './types';
+import { pidNamespace } from './sandbox';
+import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
+import { pidAlive } from '../util/process-namespace';
 
 /** Labels on every container we start; `reapStaleContainers` finds leftovers of crashed runs by them. */
 export const CONTAINER_LABEL = {
@@ -36,6 +40,8 @@ export interface DockerExecutorOptions {
   images?: Partial<Record<LanguageId, string>>;
   /** How long after a command's deadline the host kills the container if it is still running. */
   backstopGraceMs?: number;
+  /** Reuse a container for slot after slot where safe (`lease`); false: a new container per slot. Default true. */
+  reuse?: boolean;
 }
 
 function isAlive(pid: number): boolean {
@@ -91,49 +97,130 @@ export function confinesTests(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
+/** The test user's uid: what a slot's untrusted code runs as in a confined container. */
+const TEST_UID = '65534';
+
+/**
+ * Run as root when a container starts, before anything untrusted: the image's caches and installs
+ * (/xrt: GOCACHE, CARGO_HOME, bundles…, world-writable in the images) become read-only to the test
+ * user, but for the folders the language's test phase must write (`testPhaseWrites`, passed as
+ * arguments; such a language never reuses a container), and a file any user could change in place
+ * becomes root's alone. Prints the keep-alive process's pid (init's child), which reaping must spare,
+ * then the folders the test user can still create files in (world-writable, its group's, its own):
+ * the only places the check after a slot has to search.
+ */
+const PREPARE = [
+  '[ -d /xrt ] && chmod -R go-w /xrt 2>/dev/null',
+  'find / -xdev -type f -perm -0002 -exec chmod o-w {} + 2>/dev/null',
+  'for w in "$@"; do [ ! -d "$w" ] || chmod -R a+rwX "$w" || exit 1; done',
+  // The children list ends without a newline: its own line, before the folders.
+  'echo "$(cat /proc/1/task/1/children)"',
+  `[ -n "$XRT_LIST_WRITABLE" ] && find / -xdev -type d \\( -perm -0002 -o \\( -perm -0020 -group ${TEST_UID} \\) -o -user ${TEST_UID} \\) -print 2>/dev/null`,
+  'exit 0',
+].join('\n');
+
 /**
  * Run as root in the container before a test phase, while nothing untrusted runs (every earlier
  * exec's processes were reaped): the copy readable but not writable to others, `.xrt` not listable
- * (the report folder's name stays secret), the runner's folders writable to all, and the image's
- * caches (/xrt/cache: GOCACHE, CARGO_HOME…, the container's own) writable. `chmod -R` follows no link
- * it meets while walking; a writable folder that is itself a link is skipped. Files the test user
- * made earlier cannot be changed by root without capabilities: those are only in writable folders.
+ * (the report folder's name stays secret), the runner's folders writable to all, and the image folders
+ * the language's test phase writes (`$XRT_IMAGE_WRITABLE`, ':'-separated; what root phases added
+ * there since is opened too). `chmod -R` follows no link it meets while walking; a writable folder
+ * that is itself a link is skipped. Files the test user made earlier cannot be changed by root
+ * without capabilities: those are only in writable folders.
  */
 const OPEN_FOR_TEST = [
   'd=$1; shift',
   'chmod -R o+rX,o-w "$d" 2>/dev/null',
   'chmod 0311 "$d/.xrt" 2>/dev/null',
   'for w in "$@"; do [ -L "$w" ] || chmod -R a+rwX "$w" 2>/dev/null; done',
-  '[ -d /xrt/cache ] && chmod -R a+rwX /xrt/cache 2>/dev/null',
+  'IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
   'exit 0',
 ].join('\n');
 
 /**
- * Run after every exec as the exec's user: kills whatever that exec left running (a background
- * process a test started must not live on into the next phase), sparing the container's init (1),
- * its keep-alive process (`$1`) and itself. Only shell builtins, so it starts no process of its own.
- * Twice, for what forked while the first pass ran.
+ * Kills whatever the exec's user has running in the container but init (1), the keep-alive (`$keep`)
+ * and this shell: a background process a test started must not live on into the next phase (or slot).
+ * Only shell builtins, so it starts no process of its own. Twice, for what forked while the first pass ran.
  */
-const REAP = ['keep=$1', 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || kill -9 "$i" 2>/dev/null; done; done', 'exit 0'].join('\n');
+const REAP_LOOP = 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || kill -9 "$i" 2>/dev/null; done; done';
 
 /**
- * Runs each task in its own container through the Docker Engine API (Docker, or Podman's API
- * service): the sandbox bind-mounted at its host path, no network, memory/CPU/process limits, no
- * capabilities. Commands are `exec`s in that container; the container is removed on `close()`.
+ * One exec per phase: the command under timeout(1) (its whole process group killed at the deadline),
+ * then the reaping of everything it left running, as its own user (the only one it could have run
+ * as), then the command's exit status.
+ */
+const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, 'exit $s'].join('\n');
+
+
+/**
+ * Run as root after a slot, before its container serves another (its phases were all reaped and the
+ * slot's folder removed on the host): wipes the temporary folders, then fails (and the container is
+ * discarded) when anything is left: a process, an entry in the pool folder, a file root cannot remove
+ * from a temporary folder, a file of the test user anywhere it could have made one (the folders
+ * `PREPARE` listed, passed after the first two arguments; /dev/shm, /dev/mqueue), a System V IPC object.
+ */
+const CHECK_AFTER_SLOT = [
+  'keep=$1; pool=$2; shift 2',
+  `for p in /proc/[0-9]*; do i=\${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || { echo "process $i is still running"; exit 1; }; done`,
+  '[ -d "/proc/$keep" ] || { echo "the keep-alive process is gone"; exit 1; }',
+  '[ -z "$(ls -A "$pool")" ] || { echo "the pool folder is not empty"; exit 1; }',
+  // Every entry but the way to the pool folder (mounted below the host's /tmp): it is checked above.
+  'for d in /tmp /var/tmp /dev/shm; do [ -d "$d" ] || continue',
+  '  for e in "$d"/* "$d"/.[!.]* "$d"/..?*; do { [ -e "$e" ] || [ -L "$e" ]; } || continue; case "$pool/" in "$e"/*) continue;; esac',
+  '    rm -rf "$e" 2>/dev/null; if [ -e "$e" ] || [ -L "$e" ]; then echo "left in a temporary folder: $e"; exit 1; fi; done; done',
+  // A folder of the test user that root cannot read is itself owned by the test user: found before find would descend.
+  'for m in /dev/shm /dev/mqueue; do [ -d "$m" ] && set -- "$@" "$m"; done',
+  `owned=$(find "$@" -xdev -path "$pool" -prune -o -user ${TEST_UID} -print -quit 2>/dev/null); [ -z "$owned" ] || { echo "left by the test user: $owned"; exit 1; }`,
+  'for f in shm msg sem; do [ ! -r /proc/sysvipc/$f ] || [ "$(wc -l < /proc/sysvipc/$f)" -le 1 ] || { echo "a System V $f object is left"; exit 1; }; done',
+  'exit 0',
+].join('\n');
+
+/** A container serving slots one after another, its pool folder bind-mounted at the same path. */
+interface PooledContainer {
+  key: string;
+  slot: SlotContainer;
+  /** Host folder (mode 0711, root's): the slots' sandboxes are made in it. */
+  dir: string;
+}
+
+const POOL_DIR_NAME = /^xrt-pool-ns(\d+)-(\d+)-/;
+
+/** Pool folders of runs that were killed (same PID namespace, owner gone): their containers are gone too. */
+function reapStalePoolDirs(parent = os.tmpdir()): void {
+  const ns = pidNamespace();
+  for (const name of fs.readdirSync(parent)) {
+    const m = POOL_DIR_NAME.exec(name);
+    if (!m || m[1] !== ns || Number(m[2]) === process.pid || pidAlive(Number(m[2]))) continue;
+    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs slots in containers through the Docker Engine API (Docker, or Podman's API service): no
+ * network, memory/CPU/process limits, no capabilities; commands are `exec`s. With `reuse` (the
+ * default) and a root engine, a container per (image, limits) serves slot after slot, each in a fresh
+ * folder of its bind-mounted pool folder (`lease`), and is checked after each slot and replaced when
+ * anything is left; else (and through `open`) each slot gets its own container, its sandbox bind-mounted.
  */
 export class DockerExecutor implements Executor {
   readonly kind = 'docker' as const;
   private readonly versions = new Map<string, Promise<Record<string, string>>>();
+  private readonly idle = new Map<string, PooledContainer[]>();
+  private readonly pooled = new Set<PooledContainer>();
+  private closed = false;
+  /** Why pooled containers were discarded after a slot (newest last, a few kept): for tests and logs. */
+  readonly discarded: string[] = [];
 
   constructor(
     readonly engine: ConnectedEngine,
     private readonly options: DockerExecutorOptions = {},
   ) {}
 
-  /** Connects (unless given an engine) and clears containers that crashed runs left behind. */
+  /** Connects (unless given an engine) and clears containers and pool folders that crashed runs left behind. */
   static async create(options: DockerExecutorOptions = {}): Promise<DockerExecutor> {
     const engine = options.engine ?? (await connectEngine());
     await reapStaleContainers(engine.docker);
+    reapStalePoolDirs();
     return new DockerExecutor(engine, options);
   }
 
@@ -189,23 +276,21 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  async open(spec: SessionSpec): Promise<DockerSession> {
+  /** A started, prepared container of `image` with `mountDir` bind-mounted at its own path. */
+  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean): Promise<SlotContainer> {
     const docker = this.engine.docker;
-    const image = await this.imageFor(spec.language, spec.image);
     const sessionId = randomUUID();
-    const dir = spec.sandboxDir;
-    const { limits } = spec;
     const container = await docker.createContainer({
       Image: image,
       // Our own entrypoint: a published image's ENTRYPOINT would otherwise receive `sleep infinity` as arguments.
       Entrypoint: KEEP_ALIVE.slice(0, 1),
       Cmd: KEEP_ALIVE.slice(1),
-      WorkingDir: dir,
+      WorkingDir: mountDir,
       User: hostUser(),
       Labels: ownerLabels(sessionId),
       NetworkDisabled: true,
       HostConfig: {
-        Binds: [`${dir}:${dir}:rw`],
+        Binds: [`${mountDir}:${mountDir}:rw`],
         NetworkMode: 'none',
         Init: true,
         Memory: limits.memoryBytes,
@@ -223,14 +308,115 @@ export class DockerExecutor implements Executor {
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(`could not start a container of ${image}: ${(e as Error).message}`);
     }
-    const session = new DockerSession(docker, container, sessionId, spec, this.options.backstopGraceMs ?? DEFAULT_BACKSTOP_GRACE_MS, confinesTests());
+    const slot = new SlotContainer(docker, container, sessionId);
     try {
-      await session.findKeepAlive();
+      await slot.prepare(testWrites, reused);
     } catch (e) {
-      await session.close().catch(() => undefined);
+      await slot.remove().catch(() => undefined);
       throw e;
     }
-    return session;
+    return slot;
+  }
+
+  /** A container of its own for one slot, its sandbox bind-mounted; removed on `close()`. */
+  async open(spec: SessionSpec): Promise<DockerSession> {
+    const image = await this.imageFor(spec.language, spec.image);
+    const testWrites = adapterFor(spec.language).image.testPhaseWrites ?? [];
+    const slot = await this.startContainer(image, spec.limits, spec.sandboxDir, testWrites, false);
+    return new DockerSession(slot, spec, this.backstopGraceMs(), confinesTests(), testWrites, () => slot.remove());
+  }
+
+  private backstopGraceMs(): number {
+    return this.options.backstopGraceMs ?? DEFAULT_BACKSTOP_GRACE_MS;
+  }
+
+  /**
+   * A reused container for the slot when that is safe (a root engine confines tests to the test user;
+   * the language's test phase writes nothing in the image), else a container of its own.
+   */
+  async lease(spec: Omit<SessionSpec, 'sandboxDir'>): Promise<SessionLease> {
+    if (this.closed) throw new Error('this docker executor is closed');
+    const testWrites = adapterFor(spec.language).image.testPhaseWrites ?? [];
+    if (this.options.reuse === false || !confinesTests() || testWrites.length) return this.freshLease(spec);
+    const image = await this.imageFor(spec.language, spec.image);
+    const { memoryBytes, cpus, pids } = spec.limits;
+    const key = JSON.stringify([image, spec.language, memoryBytes, cpus, pids]);
+    const entry = this.idle.get(key)?.pop() ?? (await this.startPooled(key, image, spec.limits));
+    let session: DockerSession | undefined;
+    let done = false;
+    return {
+      sandboxParent: entry.dir,
+      open: async (sandboxDir) => {
+        if (session || done) throw new Error('this lease was already used');
+        session = new DockerSession(entry.slot, { ...spec, sandboxDir }, this.backstopGraceMs(), true, [], () => this.giveBack(entry, sandboxDir));
+        return session;
+      },
+      close: async () => {
+        if (done) return;
+        done = true;
+        await (session ? session.close() : this.giveBack(entry, null));
+      },
+    };
+  }
+
+  private freshLease(spec: Omit<SessionSpec, 'sandboxDir'>): SessionLease {
+    let session: DockerSession | undefined;
+    return {
+      sandboxParent: os.tmpdir(),
+      open: async (sandboxDir) => (session = await this.open({ ...spec, sandboxDir })),
+      close: async () => session?.close(),
+    };
+  }
+
+  private async startPooled(key: string, image: string, limits: ExecLimits): Promise<PooledContainer> {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `xrt-pool-ns${pidNamespace()}-${process.pid}-`)));
+    // Traversable but not listable to the test user: a slot cannot find another's folder by name.
+    fs.chmodSync(dir, 0o711);
+    try {
+      const entry = { key, slot: await this.startContainer(image, limits, dir, [], true), dir };
+      this.pooled.add(entry);
+      return entry;
+    } catch (e) {
+      fs.rmSync(dir, { recursive: true, force: true });
+      throw e;
+    }
+  }
+
+  /** After a slot: back to the idle containers when nothing is left of the slot, else discarded. */
+  private async giveBack(entry: PooledContainer, slotDir: string | null): Promise<void> {
+    let why: string | null = null;
+    const kept = !!slotDir && fs.existsSync(slotDir);
+    if (this.closed) why = 'the executor was closed';
+    else if (entry.slot.deadReason) why = `it was killed (${entry.slot.deadReason})`;
+    else if (kept) why = "the slot's folder was kept or could not be removed";
+    else {
+      const r = await entry.slot.quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir, ...entry.slot.testWritable], '0:0').catch((e: Error) => ({ code: -1, output: e.message }));
+      if (r.code !== 0) why = r.output.trim().slice(0, 300) || `the check exited ${r.code}`;
+    }
+    if (!why) {
+      const list = this.idle.get(entry.key) ?? [];
+      list.push(entry);
+      this.idle.set(entry.key, list);
+      return;
+    }
+    this.discarded.push(why);
+    if (this.discarded.length > 20) this.discarded.shift();
+    // A kept sandbox (for inspection) stays with its pool folder; the next run reaps both by pid.
+    await this.retire(entry, kept);
+  }
+
+  private async retire(entry: PooledContainer, keepFolder = false): Promise<void> {
+    this.pooled.delete(entry);
+    const list = this.idle.get(entry.key);
+    if (list?.includes(entry)) list.splice(list.indexOf(entry), 1);
+    await entry.slot.remove().catch(() => undefined);
+    if (!keepFolder) fs.rmSync(entry.dir, { recursive: true, force: true });
+  }
+
+  /** Removes the reused containers (idle or not) and their pool folders. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.pooled].map((e) => this.retire(e)));
   }
 }
 
@@ -269,45 +455,45 @@ function demuxBuffer(buf: Buffer): string {
   return Buffer.concat(parts).toString('utf8');
 }
 
-export class DockerSession implements Session {
-  private closed = false;
+/** One started container: the engine's own commands in it, and its removal. */
+export class SlotContainer {
   /** Set when the container was killed (timeout backstop, abort): later runs fail with this reason. */
-  private deadReason: string | undefined;
+  deadReason: string | undefined;
+  /** The keep-alive process's pid in the container (init's child), which reaping must spare. */
+  keepAlive = '';
+  /** The image's folders the test user can create files in (found at the start): where to search after a slot. */
+  testWritable: string[] = [];
 
   constructor(
-    private readonly docker: Dockerode,
-    private readonly container: Dockerode.Container,
-    /** The `xrepotest.session` label of its container. */
+    readonly docker: Dockerode,
+    readonly container: Dockerode.Container,
+    /** The `xrepotest.session` label of the container. */
     readonly id: string,
-    private readonly spec: SessionSpec,
-    private readonly backstopGraceMs: number,
-    /** Test and coverage phases run as `UNPRIVILEGED_USER` on a copy read-only to it (engine is root). */
-    readonly confined: boolean,
   ) {}
 
-  /** The keep-alive process's pid in the container (init's child), which reaping must spare. */
-  private keepAlive = '';
-
-  /** Finds the keep-alive process, before anything else runs in the container. */
-  async findKeepAlive(): Promise<void> {
-    const r = await this.quietExec(['cat', '/proc/1/task/1/children'], undefined);
-    const pid = /^\s*(\d+)/.exec(r.output)?.[1];
-    if (r.code !== 0 || !pid) throw new Error(`could not find the container's keep-alive process: ${r.output.trim().slice(0, 200)}`);
+  /** Closes the image's folders to the test user (but `testWrites`) and finds the keep-alive process. */
+  async prepare(testWrites: readonly string[], reused: boolean): Promise<void> {
+    // Only a reused container is searched after a slot: only it needs the list of writable folders.
+    const r = await this.quietExec(['sh', '-c', PREPARE, 'xrt-prepare', ...testWrites], '0:0', reused ? ['XRT_LIST_WRITABLE=1'] : []);
+    const [first, ...dirs] = r.output.split('\n');
+    const pid = /^\s*(\d+)\s*$/.exec(first)?.[1];
+    if (r.code !== 0 || !pid) throw new Error(`could not prepare the container (find its keep-alive process): ${r.output.trim().slice(0, 200)}`);
     this.keepAlive = pid;
+    this.testWritable = dirs.filter((d) => d.startsWith('/'));
   }
 
   /**
    * A trusted command of the engine's own in the container: output (capped) and exit code. One that
    * outlives `QUIET_EXEC_MS` (a container that no longer answers) kills the container, like a phase.
    */
-  private async quietExec(argv: string[], user: string | undefined): Promise<{ code: number | null; output: string }> {
-    const exec = await this.container.exec({ Cmd: argv, User: user, AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false });
+  async quietExec(argv: string[], user: string | undefined, env?: string[]): Promise<{ code: number | null; output: string }> {
+    const exec = await this.container.exec({ Cmd: argv, User: user, Env: env, AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false });
     const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
     const output = new CappedOutput(64 * 1024);
     let stuck = false;
     const deadline = setTimeout(() => {
       stuck = true;
-      void this.killContainer(`the engine's own command \`${argv[0]}\` did not end within ${QUIET_EXEC_MS} ms`).then(() =>
+      void this.kill(`the engine's own command \`${argv[0]}\` did not end within ${QUIET_EXEC_MS} ms`).then(() =>
         (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
       );
     }, QUIET_EXEC_MS);
@@ -320,11 +506,11 @@ export class DockerSession implements Session {
     return { code: await exitCodeOf(exec), output: output.text() };
   }
 
-  private drain(stream: NodeJS.ReadableStream, output: CappedOutput): Promise<void> {
+  drain(stream: NodeJS.ReadableStream, output: CappedOutput): Promise<void> {
     return new Promise<void>((resolve) => {
       const sink = new Writable({
         write(chunk: Buffer, _enc, done): void {
-          output.push(chunk);
+          output.push(chunk); // over the cap it is counted and dropped: the stream is always drained
           done();
         },
       });
@@ -335,29 +521,72 @@ export class DockerSession implements Session {
     });
   }
 
-  private async killContainer(reason: string): Promise<void> {
+  async kill(reason: string): Promise<void> {
     this.deadReason ??= reason;
     // Removed, not only killed: a cancelled run may never reach close(), and nothing must linger.
     await this.container.remove({ force: true }).catch(() => undefined);
   }
 
+  /** Removes the container; already gone is fine, anything else must be seen. */
+  async remove(): Promise<void> {
+    try {
+      await this.container.remove({ force: true });
+    } catch (e) {
+      const status = (e as { statusCode?: number }).statusCode;
+      if (status !== 404) throw e;
+    }
+  }
+}
+
+/** One slot's phases in a container (its own, or a reused one the executor lent it). */
+export class DockerSession implements Session {
+  private closed = false;
+  /**
+   * The writable folders the copy was last opened for, while only the test user has run since: the
+   * coverage phase right after the test phase needs no second opening (the test user cannot undo
+   * root's modes, and what it made is its own). Any phase run as root makes it null.
+   */
+  private openedFor: string | null = null;
+
+  constructor(
+    private readonly slot: SlotContainer,
+    private readonly spec: SessionSpec,
+    private readonly backstopGraceMs: number,
+    /** Test and coverage phases run as `UNPRIVILEGED_USER` on a copy read-only to it (engine is root). */
+    readonly confined: boolean,
+    /** Image folders opened to the test user before each test phase (the language's `testPhaseWrites`). */
+    private readonly testWrites: readonly string[],
+    /** What closing does with the container: removes it, or gives it back to the executor's pool. */
+    private readonly onClose: () => Promise<void>,
+  ) {}
+
+  /** The `xrepotest.session` label of its container. */
+  get id(): string {
+    return this.slot.id;
+  }
+
   async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
     if (this.closed) throw new Error('this execution session is closed');
-    if (this.deadReason) throw new Error(`this session's container was killed (${this.deadReason}); open a new session`);
+    const slot = this.slot;
+    if (slot.deadReason) throw new Error(`this session's container was killed (${slot.deadReason}); open a new session`);
     signal?.throwIfAborted();
     // A test phase on a copy read-only to it: opened up by root first, then run as nobody.
     const user = this.confined && cmd.sandboxWritable ? UNPRIVILEGED_USER : undefined;
-    if (user) {
-      const r = await this.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0');
+    const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;
+    if (!user) this.openedFor = null;
+    if (user && openKey !== this.openedFor) {
+      const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0', [`XRT_IMAGE_WRITABLE=${this.testWrites.join(':')}`]);
       if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      this.openedFor = openKey;
       signal?.throwIfAborted();
     }
     const started = Date.now();
     const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
-    // The in-container timeout kills the command's whole process group; the host backstop below is
-    // for when that cannot work (the engine hangs, the command escapes its group).
-    const exec = await this.container.exec({
-      Cmd: ['timeout', `--kill-after=${KILL_AFTER_S}s`, `${seconds}s`, ...cmd.argv],
+    // The in-container timeout kills the command's whole process group, and the same exec reaps what
+    // it left; the host backstop below is for when that cannot work (the engine hangs, the command
+    // escapes its group and holds the output open).
+    const exec = await slot.container.exec({
+      Cmd: ['sh', '-c', RUN_AND_REAP, 'xrt-run', slot.keepAlive, `${seconds}s`, ...cmd.argv],
       WorkingDir: cmd.cwd,
       User: user,
       Env: [`LANG=C.UTF-8`, ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`)],
@@ -371,22 +600,11 @@ export class DockerSession implements Session {
     let killedBy: 'timeout' | 'abort' | undefined;
     let killing: Promise<void> | undefined;
 
-    const ended = new Promise<void>((resolve) => {
-      const sink = new Writable({
-        write(chunk: Buffer, _enc, done): void {
-          output.push(chunk); // over the cap it is counted and dropped: the stream is always drained
-          done();
-        },
-      });
-      this.docker.modem.demuxStream(stream, sink, sink);
-      stream.on('end', resolve);
-      stream.on('close', resolve);
-      stream.on('error', () => resolve());
-    });
+    const ended = slot.drain(stream, output);
     const kill = (why: 'timeout' | 'abort'): void => {
       if (killedBy) return;
       killedBy = why;
-      killing = this.killContainer(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(() =>
+      killing = slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(() =>
         (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
       );
     };
@@ -407,8 +625,6 @@ export class DockerSession implements Session {
     if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
 
     const code = await exitCodeOf(exec);
-    // Nothing the command started outlives it (as its own user, the only one it could have run as).
-    await this.quietExec(['sh', '-c', REAP, 'xrt-reap', this.keepAlive], user);
     // timeout(1) exits 124 after TERM worked, 137 after it had to KILL; both only once the deadline passed.
     const timedOut = (code === 124 || code === 137) && durationMs >= cmd.timeoutMs;
     if (timedOut) return { ...base, exitCode: null, signal: code === 124 ? 'SIGTERM' : 'SIGKILL', timedOut };
@@ -421,12 +637,7 @@ export class DockerSession implements Session {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    try {
-      await this.container.remove({ force: true });
-    } catch (e) {
-      const status = (e as { statusCode?: number }).statusCode;
-      if (status !== 404) throw e; // already gone is fine; anything else must be seen
-    }
+    await this.onClose();
   }
 }
 

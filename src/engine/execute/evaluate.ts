@@ -83,15 +83,18 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
   }
 
+  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  // An executor that reuses environments says where the sandbox goes (a reused container's folder).
+  const lease = (await opts.executor.lease?.({ language, limits, image: opts.image })) ?? null;
   let sandbox: Sandbox;
   try {
-    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests);
+    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests, lease?.sandboxParent);
   } catch (e) {
+    await lease?.close();
     if (!(e instanceof CheckoutMismatchError)) throw e;
     const problem = { cause: 'checkout-mismatch', reason: `the checkout is not the task's code (${e.message}); check out the commit the tasks were extracted from` };
     return environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, problem);
   }
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
   let session: Awaited<ReturnType<Executor['open']>> | null = null;
   // Errors of the executor itself (the engine went away) stop the run; anything else going wrong with
   // this slot's sandbox (a report replaced by a link, a FIFO, a folder, garbage) is the slot's failure.
@@ -108,7 +111,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         : undefined;
     const known = toolchain.environmentProblem?.(ctx, versions) ?? null;
     if (known) return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, known), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
-    session = await opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image }).catch((e: unknown) => {
+    session = await (lease ? lease.open(sandbox.dir) : opts.executor.open({ language, sandboxDir: sandbox.dir, limits, image: opts.image })).catch((e: unknown) => {
       if (e && typeof e === 'object') executorErrors.add(e);
       throw e;
     });
@@ -188,8 +191,14 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
     };
   } finally {
-    await session?.close();
-    if (!opts.keepSandbox) removeSandbox(sandbox);
+    if (lease) {
+      // The slot's folder first: a reused environment serves the next slot only once it is gone.
+      if (!opts.keepSandbox) removeSandbox(sandbox);
+      await lease.close();
+    } else {
+      await session?.close();
+      if (!opts.keepSandbox) removeSandbox(sandbox);
+    }
   }
 }
 

@@ -81,6 +81,22 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * A place to run one slot, taken before its sandbox exists: an executor that reuses its environments
+ * (a long-lived container) says where the sandbox must be made so that environment sees it.
+ */
+export interface SessionLease {
+  /** The folder the slot's sandbox is created in (createSandbox's `parent`). */
+  sandboxParent: string;
+  /** The session for the sandbox made in `sandboxParent` (once per lease). */
+  open(sandboxDir: string): Promise<Session>;
+  /**
+   * Ends the lease (and its session, if opened). The sandbox should be removed first: an environment
+   * is reused only once the slot's folder is gone, else it is discarded.
+   */
+  close(): Promise<void>;
+}
+
 export interface ExecutorInfo {
   /** The executor's registered kind (create-executor.ts): `local`, `docker`, … */
   kind: string;
@@ -140,4 +156,12 @@ export interface Executor {
   /** Why this executor cannot run a language here (its toolchain or image is missing), or null. */
   unavailable?(language: LanguageId): Promise<string | null>;
   open(spec: SessionSpec): Promise<Session>;
+  /**
+   * Where the engine runs a slot when the executor reuses environments between slots: the engine
+   * leases before it makes the sandbox (in `sandboxParent`), then opens the session through the lease.
+   * Absent: sandboxes go anywhere and `open` is used.
+   */
+  lease?(spec: Omit<SessionSpec, 'sandboxDir'>): Promise<SessionLease>;
+  /** Releases what the executor keeps between slots (reused containers); safe to call twice. */
+  close?(): Promise<void>;
 }

@@ -35,6 +35,12 @@ export interface LanguageImage {
   installCommand(how: { cd: string; depsDir: string; quote: (s: string) => string }): string;
   /** Environment variables that point the dependency fetcher at a CA bundle (cargo's CARGO_HTTP_CAINFO), set while an image installs. */
   caBundleEnv?: readonly string[];
+  /**
+   * Folders of the image the test phase must write (Go: the build cache `go test` fills). The docker
+   * executor opens them to the test user and never reuses a container for such a language (a test
+   * could plant an entry a later slot would use); every other image folder is read-only to tests.
+   */
+  testPhaseWrites?: readonly string[];
   /** Shell printing `tool=version` lines: the docker executor's `info`. */
   versionScript: string;
   /** Shell printing `missing=<what>` for each tool the phases need that an image lacks (published images). */
