@@ -92,6 +92,10 @@ for (const kind of ['local', 'docker'] as const) describe(`hostile generated tes
     assert.equal(treeDigest(repo), before, "the user's tree is unchanged");
     assert.deepEqual(processesWithMark(), [], 'no process is left behind');
     if (engine) {
+      // A reused container stays for the next slot until the executor closes (docker-pool.test.ts attacks
+      // what one slot could leave for the next): closed here, nothing of ours may remain.
+      await executor.close?.();
+      executor = await DockerExecutor.create({ engine });
       const left = await engine.docker.listContainers({ all: true, filters: JSON.stringify({ label: [`xrepotest.owner-pid=${process.pid}`] }) });
       assert.deepEqual(left.map((c) => c.Id), [], 'no container is left behind');
     }

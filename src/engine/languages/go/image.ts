@@ -8,9 +8,6 @@ export const goImage: LanguageImage = {
   skippedDirs: ['vendor', 'testdata'],
   lockFiles: ['go.mod', 'go.sum'],
   installCommand: ({ cd }) => `${cd} && GOPROXY=https://proxy.golang.org,direct GOFLAGS=-mod=mod go mod download -x`,
-  // `go test` in the test phase writes its build cache; running the compiled test binary instead would
-  // lift this (and let the docker executor reuse Go containers).
-  testPhaseWrites: ['/xrt/cache/go/build'],
   versionScript: 'echo "go=$(go version)"',
   toolChecks: 'command -v go >/dev/null || echo "missing=go"',
 };

@@ -37,6 +37,9 @@ const SAY_SIGNAL = [
   'exit "$s"',
 ].join('\n');
 
+/** The image's own test2json (its Go distribution's tool folder), given the arguments after it. */
+const IMAGE_TEST2JSON = 'exec "$(go env GOTOOLDIR)/test2json" "$@"';
+
 /** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
 const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
 
@@ -93,8 +96,8 @@ export const goToolchain: Toolchain = {
 
   cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
-  // Locally the test phase runs the compiled binary under test2json and builds nothing: no cache to
-  // write. In a container `go test` runs it and writes the image's cache, private to the container.
+  // The test phase runs the compiled binary under test2json and builds nothing: no cache to write
+  // (so a reused container's build cache stays closed to tests: execute/docker.ts).
   writableDirs: () => [],
 
   async place(ctx: RunContext): Promise<Placement> {
@@ -102,10 +105,12 @@ export const goToolchain: Toolchain = {
     fs.writeFileSync(testFile, ctx.testCode);
     const testNames = await testFunctionNames(ctx.testCode);
     const placement: Placement = { testFile, writtenCode: ctx.testCode, testNames, notes: testNames.length ? [] : ['no func TestXxx(t *testing.T) in the test'] };
+    // Nothing of the test has run yet: go.mod is the repository's own.
+    const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
+    importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
     if (ctx.hostToolchains) {
-      // Nothing of the test has run yet: go.mod is the repository's own, and the copy of test2json
-      // (read-only to the test phase) cannot have been touched.
-      const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
+      // The copy of test2json (read-only to the test phase) cannot have been touched yet. In an image
+      // the distribution's own test2json is used (Go 1.24 ships it; root's, read-only to the test).
       const tool = await localTest2json();
       if ('problem' in tool) {
         placement.environment = { cause: 'toolchain-missing', reason: `${tool.problem}; check with \`xrepotest doctor\`` };
@@ -113,7 +118,6 @@ export const goToolchain: Toolchain = {
       }
       // A copy, not a link: without bubblewrap a test could otherwise write through to the shared tool.
       fs.copyFileSync(tool.path, test2jsonInSandbox(ctx), fs.constants.COPYFILE_FICLONE);
-      importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
     }
     return placement;
   },
@@ -147,32 +151,25 @@ export const goToolchain: Toolchain = {
   test(ctx, placement) {
     const run = placement.testNames.length ? `^(${placement.testNames.join('|')})$` : '^$';
     const profile = path.join(ctx.sandbox.out, 'cover.out');
-    const importPath = importPaths.get(placement);
-    if (ctx.hostToolchains && importPath) {
-      // Written again per mutant, after the test ran once: never through a link the test left.
-      const script = path.join(ctx.sandbox.xrt, 'go-test.sh');
-      writeInSandbox(ctx, script, SAY_SIGNAL + '\n');
-      // What `go test -json` does after linking, without linking again: the binary in the package's
-      // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
-      // failure), its output turned into events by test2json (-t: with times), which exits 1 when the
-      // binary failed. Nothing here writes a build cache.
-      return phase(
-        'test',
-        ctx,
-        [
-          ...[test2jsonInSandbox(ctx), '-t', '-p', importPath],
-          ...['sh', script],
-          ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
-        ],
-        path.dirname(ctx.sandbox.focalFile),
-        goEnv(ctx),
-      );
-    }
+    // Set at placement; a placement made elsewhere builds its events under go's name for a file list.
+    const importPath = importPaths.get(placement) ?? 'command-line-arguments';
+    // Written again per mutant, after the test ran once: never through a link the test left.
+    const script = path.join(ctx.sandbox.xrt, 'go-test.sh');
+    writeInSandbox(ctx, script, SAY_SIGNAL + '\n');
+    // What `go test -json` does after linking, without linking again: the binary in the package's
+    // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
+    // failure), its output turned into events by test2json (-t: with times), which exits 1 when the
+    // binary failed. Nothing here writes a build cache.
     return phase(
       'test',
       ctx,
-      ['go', 'test', '-count=1', '-json', '-run', run, '-covermode=count', `-coverprofile=${profile}`, packageArg(ctx)],
-      ctx.sandbox.projectRoot,
+      [
+        ...(ctx.hostToolchains ? [test2jsonInSandbox(ctx)] : ['sh', '-c', IMAGE_TEST2JSON, 'xrt-test2json']),
+        ...['-t', '-p', importPath],
+        ...['sh', script],
+        ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
+      ],
+      path.dirname(ctx.sandbox.focalFile),
       goEnv(ctx),
     );
   },
