@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { forgetWarmOutcomes } from '../../src/engine/execute/warm-environment';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { focalPathInRepo } from '../../src/engine/execute/sandbox';
@@ -49,17 +50,19 @@ describe('the environment verdict: harness failures are not the test\'s', functi
 
   it('a project whose own package does not build: every slot is environment, with the warm-up reason, out of N', async () => {
     const evaluations: Array<[string, Evaluation]> = [];
+    // The key's verdict is kept per process (execute/warm-environment.ts): start from none.
+    forgetWarmOutcomes();
     for (const name of ['pass', 'fail', 'nocompile'] as const) {
       evaluations.push([generatedTest('go', name), await evaluateTest(task, 'go', generatedTest('go', name), { executor, repoDir: broken })]);
     }
-    for (const [, e] of evaluations) {
+    for (const [i, [, e]] of evaluations.entries()) {
       assert.equal(e.score.failure?.category, 'environment', JSON.stringify(e.score));
       assert.equal(e.environment?.cause, 'project-does-not-build');
       assert.match(e.score.reason ?? '', /the project itself does not build here \(warm-up exit \d+: .*notDeclaredAnywhere/);
       assert.match(e.score.reason ?? '', /xrepotest doctor --repo/);
       assert.equal(e.score.compiled, false);
-      // The test was never placed: only the trusted warm-up ran.
-      assert.deepEqual(e.phases.map((p) => p.phase), ['warm-up']);
+      // The test was never placed: only the trusted warm-up ran, once for the key (later slots reuse its verdict).
+      assert.deepEqual(e.phases.map((p) => p.phase), i === 0 ? ['warm-up'] : []);
       assert.equal(e.placement, null);
     }
     // The same tests on the untouched fixture score as before: pass passes, fail fails as the test's fault.

@@ -10,6 +10,9 @@ import { checkTampering } from '../score/tampering';
 import type { EnvironmentProblem, FailureCategory, FocalCoverage, InvocationResult, TestReport } from '../score/types';
 import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
+import { warmUpProblem } from './warm-up-problem';
+
+export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
@@ -280,7 +283,7 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
  */
 export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>, repoDir = 'the repository'): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run });
+  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir });
   if (!toolchain.warmUp) return null;
   // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
   if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));
@@ -308,20 +311,6 @@ export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: Pha
   if (!outcome.ok) return outcome.problem;
   shareWithSlot(ctx, shared, outcome.entry.content, inSandbox, false);
   return ran;
-}
-
-/** The first line of a build log that looks like an error (else its first line), for a one-line reason. */
-export function firstErrorLine(output: string): string {
-  const lines = output.split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-  return (lines.find((l) => /error|cannot|undefined|not found|missing/i.test(l)) ?? lines[0] ?? '(no output)').slice(0, 200);
-}
-
-function warmUpProblem(warm: PhaseResult, repoDir: string): EnvironmentProblem {
-  const how = warm.timedOut ? 'warm-up timed out' : warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
-  return {
-    cause: 'project-does-not-build',
-    reason: `the project itself does not build here (${how}: ${firstErrorLine(warm.output)}); run \`xrepotest doctor --repo ${repoDir}\``,
-  };
 }
 
 /** A slot the harness could not score: zeros, category 'environment', and the reason naming cause and fix. */

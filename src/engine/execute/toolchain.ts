@@ -149,6 +149,8 @@ export interface PrepareWith {
   executor: Executor;
   /** Runs a phase in the slot's session (recorded with its phases). */
   run(cmd: PhaseCommand): Promise<PhaseResult>;
+  /** The checkout the slot was copied from, as the engine names it in reasons' fixes. */
+  repoDir?: string;
 }
 
 /** The focal file as the toolchain placed the test into it: the task's file with `writtenCode` inserted or appended. */

@@ -3,6 +3,7 @@ import { ensureDirInSandbox, SandboxFileError } from '../../execute/safe-fs';
 import { emptyReport, phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { parseRubyCoverage } from '../../score/coverage/ruby-coverage';
 import { parseRspecJson } from '../../score/reports/rspec-json';
+import { prepareRubyWarmUp } from './warm-answer';
 import { answerPath, PROBE_SPEC, probeSpec, runnerPrefix, warmUpProblem, warmUpScript } from './bundle';
 import { definitionLines } from './definition-lines';
 import { COVERAGE_START } from './example-phase-coverage';
@@ -32,6 +33,10 @@ export const rubyToolchain: Toolchain = {
   },
 
   warmUpProblem: (_ctx, warm, repoDir) => warmUpProblem(warm, repoDir),
+
+  // The warm-up's answer kept per repository, Ruby and installed gems (warm-answer.ts): later slots of
+  // the same key run no warm-up.
+  prepareSandbox: (ctx, with_) => prepareRubyWarmUp(ctx, with_, () => rubyToolchain.warmUp!(ctx, '')),
 
   async place(ctx: RunContext): Promise<Placement> {
     // The warm-up ran the project's Gemfile and spec helper: from here on, the sandbox is read and
