@@ -11,12 +11,13 @@ import type { EnvironmentProblem, FailureCategory, FocalCoverage, InvocationResu
 import type { TaskRecord } from '../tasks/record';
 import { mkdirInSandbox } from './safe-fs';
 import { warmUpProblem } from './warm-up-problem';
+import { materializeOverlays } from './warm-environment';
 
 export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
-import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type PhaseCommand, type PhaseResult } from './types';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
   executor: Executor;
@@ -103,8 +104,11 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   // this slot's sandbox (a report replaced by a link, a FIFO, a folder, garbage) is the slot's failure.
   const executorErrors = new WeakSet<object>();
   let placement: Placement | null = null;
+  // The slot's copy-on-write views (filled when its warm environment is shared): a kept sandbox gets them merged.
+  let overlays: OverlayMount[] = [];
   try {
     const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities.hostToolchains, opts.timeouts);
+    overlays = ctx.overlays;
     // What the toolchain sees is wrong with the environment before anything runs (PHP: a runner mismatch).
     // Docker: the image's own tool versions (probed once per image) say which runner the phases use.
     // A probe that fails makes no claim: opening the session reports a missing image itself.
@@ -202,6 +206,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       await session?.close();
       if (!opts.keepSandbox) removeSandbox(sandbox);
     }
+    if (opts.keepSandbox) materializeOverlays(sandbox.dir, overlays);
   }
 }
 

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { EnvironmentProblem } from '../score/types';
 import type { RunContext } from './toolchain';
-import type { SharedCache } from './types';
+import type { OverlayMount, SharedCache } from './types';
 import { pidAlive } from '../util/process-namespace';
 
 /**
@@ -261,4 +261,23 @@ function prune(root: string, keep: string): void {
 export function shareWithSlot(ctx: RunContext, shared: SharedCache, lower: string, dest: string, rewritesInPlace: boolean): void {
   const overlay = shared.share(lower, dest, { rewritesInPlace });
   if (overlay) ctx.overlays.push(overlay);
+}
+
+/**
+ * A kept sandbox (for inspection: `--keep-sandboxes`, tests) shows on the host only the slot's own
+ * writes where an overlay was mounted: the whole view is put back into each mount point, the warm
+ * entry first, then the slot's writes over it (its deletions, overlay whiteouts, removed again). Only
+ * into a mount point that is still a real folder inside the sandbox (a test may have replaced it);
+ * the copies never follow a link (cp -a).
+ */
+export function materializeOverlays(sandboxDir: string, overlays: readonly OverlayMount[]): void {
+  const root = fs.realpathSync(sandboxDir);
+  for (const o of overlays) {
+    const st = fs.lstatSync(o.dest, { throwIfNoEntry: false });
+    if (!st?.isDirectory() || !fs.realpathSync(o.dest).startsWith(root + path.sep)) continue;
+    spawnSync('cp', ['-a', '--no-dereference', `${o.lower}/.`, `${o.dest}/`]);
+    if (fs.lstatSync(o.upper, { throwIfNoEntry: false })?.isDirectory()) spawnSync('cp', ['-a', '--no-dereference', `${o.upper}/.`, `${o.dest}/`]);
+    // Whiteouts (character devices 0:0) mark what the slot deleted.
+    spawnSync('find', [o.dest, '-type', 'c', '-delete']);
+  }
 }
