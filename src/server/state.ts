@@ -45,7 +45,8 @@ export class ServerState {
     let e = this.executors.get(kind);
     if (!e) {
       // A value the settings do not know runs locally, the settings' default (as before the registry).
-      e = createExecutor(isExecutorKind(kind) ? kind : DEFAULT_ENGINE_SETTINGS.executor);
+      // No container is kept between the editor's scorings (each one gets its own, removed after it).
+      e = createExecutor(isExecutorKind(kind) ? kind : DEFAULT_ENGINE_SETTINGS.executor, { reuse: false });
       // A failed start (no engine) is not cached: the user may start Podman and try again.
       e.catch(() => this.executors.delete(kind));
       this.executors.set(kind, e);

@@ -7,6 +7,11 @@ import type { Executor } from './types';
 export interface ExecutorOptions {
   /** docker: run each language in this image instead of the language image (a published release image). */
   images?: Partial<Record<LanguageId, string>>;
+  /**
+   * Keep environments between slots (docker: reused containers; the default). The editor's server
+   * scores one function now and then and starts none it would have to keep: false there.
+   */
+  reuse?: boolean;
 }
 
 /** One executor kind: how the CLI's `--executor` and the editor's setting describe it, and how it starts. */
@@ -25,7 +30,7 @@ export interface ExecutorKindEntry {
 export const EXECUTOR_KINDS = {
   docker: {
     describe: 'containers through the Docker Engine API',
-    create: (options) => DockerExecutor.create({ images: options.images }),
+    create: (options) => DockerExecutor.create({ images: options.images, reuse: options.reuse }),
   },
   local: {
     describe: 'host toolchains in bubblewrap',
