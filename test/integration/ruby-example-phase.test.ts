@@ -50,7 +50,11 @@ function why(e: Evaluation): string {
   return `\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-1500)}`).join('\n')}`;
 }
 
-const executor = new LocalExecutor();
+// Its own warm-environment root: these tests read the warm-up's own output, which a kept answer for
+// the same project (languages/ruby/warm-answer.ts, from an earlier run on this machine) would skip.
+const cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-rbphase-cache-'));
+after(() => fs.rmSync(cacheRoot, { recursive: true, force: true }));
+const executor = new LocalExecutor({ cacheRoot });
 
 function needRuby(ctx: Mocha.Context): void {
   if (!hasTool('ruby') || !hasTool('rspec')) skipBecause(ctx, 'ruby or rspec is not installed here (Debian: ruby, ruby-rspec)');
