@@ -281,3 +281,20 @@ export function materializeOverlays(sandboxDir: string, overlays: readonly Overl
     spawnSync('find', [o.dest, '-type', 'c', '-delete']);
   }
 }
+
+const hostIdentities = new Map<string, string>();
+
+/**
+ * A host tool's own account of itself, part of a warm key (Go's `go env`, `rustc -vV`, Ruby and its
+ * gems): run once per process from `/` (no project's toolchain file applies), its output, or why not.
+ */
+export function hostToolIdentity(cmd: string, args: readonly string[], env?: NodeJS.ProcessEnv, timeoutMs = 20_000): string {
+  const id = JSON.stringify([cmd, args, env ?? null]);
+  let out = hostIdentities.get(id);
+  if (out === undefined) {
+    const r = spawnSync(cmd, [...args], { cwd: '/', encoding: 'utf8', timeout: timeoutMs, env: env && { ...process.env, ...env } });
+    out = r.status === 0 ? r.stdout : `unknown: ${r.stderr ?? ''}`;
+    hostIdentities.set(id, out);
+  }
+  return out;
+}

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { renameInSandbox, writeSandboxFile } from '../../execute/safe-fs';
+import { hostToolIdentity } from '../../execute/warm-environment';
 import { phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
@@ -56,16 +56,8 @@ function goEnv(ctx: RunContext, gocache = !ctx.hostToolchains ? IMAGE_GOCACHE : 
   return { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local', GOCACHE: gocache, CGO_ENABLED: '0' };
 }
 
-let goVersion: string | undefined;
-
 /** The host's Go as the phases run it (GOTOOLCHAIN=local, outside any module): part of the warm cache's key. */
-function hostGoVersion(): string {
-  if (goVersion === undefined) {
-    const r = spawnSync('go', ['env', 'GOVERSION', 'GOOS', 'GOARCH', 'GOROOT'], { cwd: '/', encoding: 'utf8', timeout: 20_000, env: { ...process.env, GOTOOLCHAIN: 'local' } });
-    goVersion = r.status === 0 ? r.stdout : `unknown: ${r.stderr ?? ''}`;
-  }
-  return goVersion;
-}
+const hostGoVersion = (): string => hostToolIdentity('go', ['env', 'GOVERSION', 'GOOS', 'GOARCH', 'GOROOT'], { GOTOOLCHAIN: 'local' });
 
 export const goToolchain: Toolchain = {
   manifests: ['go.mod'],

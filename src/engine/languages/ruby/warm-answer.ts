@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import { sandboxRel, type PrepareWith, type RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import { warmUpProblem as projectDoesNotBuild } from '../../execute/warm-up-problem';
-import { familyOf, warmEntry, warmKey } from '../../execute/warm-environment';
+import { familyOf, hostToolIdentity, warmEntry, warmKey } from '../../execute/warm-environment';
 import type { EnvironmentProblem } from '../../score/types';
 import { answerPath, warmUpProblem } from './bundle';
 
@@ -26,16 +25,8 @@ interface WarmAnswer {
   lock: { rel: string; content: string | null } | null;
 }
 
-let rubyIdentity: string | undefined;
-
 /** The host's Ruby and its installed gems, as the warm-up sees them (once per process). */
-function hostRuby(): string {
-  if (rubyIdentity === undefined) {
-    const r = spawnSync('ruby', ['-e', 'puts RUBY_DESCRIPTION; puts Gem::Specification.map(&:full_name).sort'], { cwd: '/', encoding: 'utf8', timeout: 60_000 });
-    rubyIdentity = r.status === 0 ? r.stdout : `unknown: ${r.stderr ?? ''}`;
-  }
-  return rubyIdentity;
-}
+const hostRuby = (): string => hostToolIdentity('ruby', ['-e', 'puts RUBY_DESCRIPTION; puts Gem::Specification.map(&:full_name).sort'], undefined, 60_000);
 
 /** As the engine judges a failed warm-up (execute/evaluate.ts), with the checkout it names. */
 function failedProblem(warm: PhaseResult, repo: string): EnvironmentProblem {

@@ -1,11 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
-import { familyOf, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
+import { familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 
 /**
@@ -34,16 +33,8 @@ interface WarmMeta {
   locks: Array<{ rel: string; content: string }>;
 }
 
-let toolchainId: string | undefined;
-
 /** The host toolchain as cargo would run it outside any project (no rust-toolchain.toml applies from /). */
-function hostToolchain(): string {
-  if (toolchainId === undefined) {
-    const r = spawnSync('rustc', ['-vV'], { cwd: '/', encoding: 'utf8', timeout: 20_000 });
-    toolchainId = r.status === 0 ? r.stdout : `unknown: ${r.stderr ?? ''}`;
-  }
-  return toolchainId;
-}
+const hostToolchain = (): string => hostToolIdentity('rustc', ['-vV']);
 
 /** The warm target's key (execute/warm-environment.ts): the pristine copy, the host toolchain and the flags. */
 export function warmTargetKey(ctx: RunContext, flags: string): string {
