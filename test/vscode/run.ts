@@ -254,6 +254,18 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
   process.stdout.write(`screenshot: ${file}${textFound === false ? ` (text not shown: ${request.waitForText})` : ''}\n`);
 }
 
+async function settleQuickPick(page: Page, typed: string): Promise<void> {
+  await page.waitForTimeout(300);
+  const list = page.locator('.quick-input-widget .quick-input-list');
+  if (!(await list.isVisible().catch(() => false))) return; // an input box: nothing to settle
+  const escaped = typed.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  await list
+    .locator('.monaco-list-row.focused', { hasText: new RegExp(escaped, 'i') })
+    .first()
+    .waitFor({ state: 'visible', timeout: TEXT_WAIT_MS })
+    .catch(() => undefined);
+}
+
 /** Types into the workbench (quick picks, input boxes) step by step, each after its text shows. */
 async function typeInput(page: Page, dir: string, request: InputRequest): Promise<void> {
   const name = request.name.replace(/[^\w.-]/g, '_');
@@ -283,8 +295,9 @@ async function typeInput(page: Page, dir: string, request: InputRequest): Promis
       }
     }
     if (step.type) await page.keyboard.type(step.type, { delay: 20 });
-    // The quick pick filters as it is typed; give it a moment to settle on the match.
-    if (step.type && step.press) await page.waitForTimeout(300);
+    // The quick pick filters as it is typed; Enter only once its focused row is the match (a busy
+    // machine can take longer than a moment, and Enter would pick the row still focused before).
+    if (step.type && step.press) await settleQuickPick(page, step.type);
     if (step.press) await page.keyboard.press(step.press);
     stepsDone++;
   }
