@@ -22,6 +22,8 @@ tools+=(pry ruby-rspec-pending-for)
 # (scripts/podman-service.sh), runc replaces crun, debootstrap makes the base image without a registry;
 # docker-registry serves the registry protocol on loopback for the published-images tests.
 containers=(podman runc debootstrap uidmap catatonit docker-registry)
+# The distributed benchmark's queue (BullMQ): its tests start their own redis-server on a free port.
+containers+=(redis-server)
 
 missing=()
 for p in "${tools[@]}" "${containers[@]}"; do

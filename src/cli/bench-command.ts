@@ -1,5 +1,10 @@
 import * as path from 'node:path';
-import { runBenchmark } from '../engine/bench/run-benchmark';
+import { runBenchmark, type BenchmarkServices } from '../engine/bench/run-benchmark';
+import { QueueCoordinator, runIdOf } from '../engine/distributed/coordinator';
+import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import { loadSourcesFile, sourceOf } from '../engine/distributed/sources';
+import type { JobExperiment } from '../engine/distributed/task-job';
+import { loadManifest } from '../engine/tasks/manifest';
 import type { LanguageId } from '../engine/languages';
 import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
 import { formatSummaryText } from '../engine/report/summary-text';
@@ -27,6 +32,46 @@ export interface BenchCommandOptions extends GenerationCliOptions {
    * building an environment image per repository.
    */
   images?: Partial<Record<LanguageId, string>>;
+  /** Workers elsewhere run the tasks: the queue's redis:// URL (this process writes the run folder). */
+  queue?: string;
+  /** With --queue: where workers fetch each repository (`{"<folder>": {"url", "commit"}}`). */
+  sources?: string;
+}
+
+/** `--queue`: the run's tasks go to workers through BullMQ on Redis; this process collects. */
+function remoteServices(opts: BenchCommandOptions, log: (line: string) => void): BenchmarkServices['remote'] {
+  if (!opts.queue) return undefined;
+  const address = parseQueueUrl(opts.queue);
+  const warning = openQueueWarning(address);
+  if (warning) log(`warning: ${warning}`);
+  if (opts.images) throw new Error('a distributed run with fixed language images is not supported yet: workers build each repository\'s environment image themselves');
+  const sources = opts.sources ? loadSourcesFile(opts.sources) : null;
+  const manifest = opts.manifest ? loadManifest(opts.manifest).manifest : null;
+  const g = params(opts);
+  const experiment: JobExperiment = {
+    provider: providerName(opts),
+    model: g.model,
+    baseUrl: opts.baseUrl,
+    mode: contextMode(opts),
+    temperature: g.temperature,
+    maxTokens: g.maxTokens,
+    topP: g.topP,
+    k: opts.k,
+    publishedContext: opts.publishedContext,
+    embedUrl: opts.embedUrl,
+    embedModel: opts.embedModel,
+    samples: opts.samples,
+    repairRounds: opts.repairRounds,
+    mutation: !!opts.mutation,
+    executor: opts.executor,
+  };
+  return {
+    sourceOf: (task) => sourceOf(task, sources, manifest),
+    runner: async (runDir, byTask) => {
+      log(`bench: tasks go to the workers on ${address.display} (start them with \`xrepotest worker --queue …\`)`);
+      return new QueueCoordinator(address, runIdOf(runDir), experiment, (bt) => byTask.get(bt)!, log);
+    },
+  };
 }
 
 function duration(ms: number): string {
@@ -75,6 +120,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
         const builder = promptBuilder(opts, signal);
         return { promptFor: (bt) => builder.promptFor(bt.task, bt.checkout), close: () => builder.close() };
       },
+      remote: remoteServices(opts, log),
       // Mutation score of passing tests, on the lines the test covered (METRICS.md item 6).
       mutate: (executor, imageFor) => async (bt, testCode, coveredLines) =>
         toResultMutation(
@@ -99,17 +145,26 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
         const fresh = p.tasksDone;
         const eta = fresh > 0 ? duration((elapsed / fresh) * (p.tasksTotal - p.tasksDone)) : '?';
         const pct = (n: number): string => (p.results ? ((100 * n) / p.results).toFixed(1) : '0.0');
-        const line = `bench ${p.tasksDone}/${p.tasksTotal} tasks, ${p.results} results (${p.resumed} from before) | CSR ${pct(p.compiled)}% TPR ${pct(p.passed)}% Cov ${pct(p.coverageSum)}%${p.environment ? ` | ${p.environment} environment failures (not in N)` : ''} | ${duration(elapsed)} elapsed, ETA ${eta}`;
+        const workers = Object.entries(p.workers);
+        const perWorker = workers.length
+          ? ` | ${workers.length} worker(s): ${workers.map(([w, s]) => `${w} ${s.tasks} (${(s.ms / 1000 / s.tasks).toFixed(1)} s/task)`).join(', ')}${p.failed ? `, ${p.failed} failed` : ''}`
+          : '';
+        const line = `bench ${p.tasksDone}/${p.tasksTotal} tasks, ${p.results} results (${p.resumed} from before) | CSR ${pct(p.compiled)}% TPR ${pct(p.passed)}% Cov ${pct(p.coverageSum)}%${p.environment ? ` | ${p.environment} environment failures (not in N)` : ''}${perWorker} | ${duration(elapsed)} elapsed, ETA ${eta}`;
         process.stderr.write(isTty ? `\r${line.padEnd(process.stderr.columns ?? 120).slice(0, (process.stderr.columns ?? 120) - 1)}` : `${line}\n`);
       },
     },
   );
   if (isTty) process.stderr.write('\n');
   log(formatSummaryText(outcome.summary));
+  for (const f of outcome.failures) log(`task ${f.id}: no worker could run it: ${f.reason}`);
   if (outcome.interrupted) {
     log(`interrupted: ${outcome.results.length} results are kept in ${opts.runDir}; run the same command again to continue`);
     return 130;
   }
   log(`results: ${path.join(opts.runDir, 'results.jsonl')}; report: ${path.join(opts.runDir, 'report.html')} (also .md, .json)`);
+  if (outcome.failures.length) {
+    log(`${outcome.failures.length} task(s) were not run (above); run the same command again to retry them`);
+    return 1;
+  }
   return 0;
 }

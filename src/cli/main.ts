@@ -17,6 +17,8 @@ import { registerReproduceCommand } from './reproduce-command';
 import { runInspect } from './inspect-command';
 import { registerReportCommand } from './report-command';
 import { DEFAULT_CONCURRENCY, runRun } from './run-command';
+import { registerQueueCommand } from './queue-command';
+import { registerWorkerCommand } from './worker-command';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -144,10 +146,14 @@ export function buildProgram(): Command {
       .option('--executor <kind>', 'docker or local', 'docker')
       .option('--mutation', 'mutation score for passing tests (slower)')
       .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
+      .option('--queue <url>', 'run the tasks on workers (`xrepotest worker`) through this queue: redis://[user:password@]host:port[/db] or rediss://; this process writes the run folder')
+      .option('--sources <file>', 'with --queue: where workers fetch each repository, {"<folder>": {"url": "…", "commit": "<40 hex>"}} (else the manifest\'s or the task records\' url and commit)')
       .option('--no-progress', 'do not show progress'),
   ).action(async (opts) => {
     process.exitCode = await runBenchCommand(opts, interruptSignal());
   });
+  registerWorkerCommand(program, positiveInt);
+  registerQueueCommand(program);
 
   program
     .command('doctor')

@@ -89,7 +89,7 @@ describe('benchmark progress: the server\'s running tasks', () => {
     task: { language: 'go', task: { id: `go:${name}`, task_id: name, function_name: name, file_path: 'inventory-go/item.go', repo_url: 'https://github.com/acme/inventory-go' } } as unknown as LoadedTask,
     checkout: '/c',
   });
-  const counts = (tasksDone: number): BenchProgress => ({ tasksDone, tasksTotal: 2, results: tasksDone, passed: 0, compiled: 0, coverageSum: 0, environment: 0, startedAt: 1000, resumed: 0 });
+  const counts = (tasksDone: number): BenchProgress => ({ tasksDone, tasksTotal: 2, results: tasksDone, passed: 0, compiled: 0, coverageSum: 0, environment: 0, startedAt: 1000, resumed: 0, failed: 0, workers: {} });
 
   it('keeps each running task\'s phase and times, the limit of its phase, and drops it when done', () => {
     const activity = new BenchActivity('/r', 60_000);

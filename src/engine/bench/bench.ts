@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Executor, PhaseName } from '../execute/types';
 import type { ContextMode, GenerationParams, GenerationRecord, Prompt, Provider } from '../generate/types';
+import type { RemoteRunner } from '../distributed/coordinator';
 import { inProcessPool } from '../schedule/in-process-pool';
 import type { Scheduler } from '../schedule/scheduler';
 import type { ResultRecord } from '../store/results';
@@ -28,8 +29,10 @@ export interface BenchTask {
 }
 
 export interface BenchHooks {
-  provider: Provider;
-  executor: Executor;
+  /** The model (absent in a distributed run's coordinator: its workers ask their own). */
+  provider?: Provider;
+  /** Where tests run in this process (absent in a distributed run's coordinator, which runs none). */
+  executor?: Executor;
   /** The prompt for a task in the run's mode (context gathered as the mode needs). */
   promptFor(task: BenchTask): Promise<Prompt>;
   /** docker: the image for a repository's environment (built once); local: undefined. */
@@ -39,6 +42,11 @@ export interface BenchHooks {
   concurrency: number;
   /** Who runs the tasks (default: the in-process pool of `concurrency`); the task step does not know. */
   scheduler?: Scheduler;
+  /**
+   * Workers elsewhere run each task step (a distributed queue): this process only sends the tasks and
+   * appends what comes back, once per slot key. Every task is sent at once; the workers pace the run.
+   */
+  remote?: RemoteRunner;
   signal?: AbortSignal;
   onProgress?(p: BenchProgress): void;
   /** What a task is doing now (null: it is done), with the run's counts: progress that names the running task. */
@@ -74,6 +82,10 @@ export interface BenchProgress {
   startedAt: number;
   /** Results found on disk from an earlier run of this folder. */
   resumed: number;
+  /** Tasks no worker could run (a distributed run): said, not scored; a rerun retries them. */
+  failed: number;
+  /** A distributed run's workers (`host:pid`): tasks each finished and the time they took. */
+  workers: Record<string, { tasks: number; ms: number }>;
 }
 
 export interface BenchOutcome {
@@ -81,6 +93,8 @@ export interface BenchOutcome {
   generations: GenerationRecord[];
   resumed: number;
   interrupted: boolean;
+  /** A distributed run's tasks that no worker could run, with why. */
+  failures: Array<{ task: BenchTask; reason: string }>;
 }
 
 export function settingsFile(runDir: string): string {
@@ -125,7 +139,10 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
     environment: 0,
     startedAt: Date.now(),
     resumed: store.resumed,
+    failed: 0,
+    workers: {},
   };
+  const failures: BenchOutcome['failures'] = [];
   const count = (r: ResultRecord): void => {
     if (r.xrt.failure_category === 'environment') {
       progress.environment++;
@@ -138,7 +155,37 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
     progress.coverageSum += c.total_lines ? c.covered_lines / c.total_lines : 0;
   };
 
+  // A distributed run: the task goes to a worker; what it returns is appended here, once per key.
+  const remote = hooks.remote;
+  const remoteStep = async (bt: BenchTask): Promise<void> => {
+    if (!remote) return;
+    const outcome = await remote.run(bt, store.recordsOf(bt.task), hooks.signal);
+    if ('failed' in outcome) {
+      progress.failed++;
+      failures.push({ task: bt, reason: outcome.failed });
+      hooks.onProgress?.(progress);
+      return;
+    }
+    const { result } = outcome;
+    for (const g of result.generations) if (!store.generation(bt.task, labels, g.sample, g.round)) store.addGeneration(bt.task, labels, g);
+    for (const r of result.results) {
+      // A late duplicate (a stalled job run twice) is ignored by its key.
+      if (store.result(bt.task, labels, r.xrt.sample, r.xrt.round, r.xrt.test_hash)) continue;
+      store.addResult(bt.task, labels, r);
+      count(r);
+    }
+    const w = (progress.workers[result.worker] ??= { tasks: 0, ms: 0 });
+    w.tasks++;
+    w.ms += result.ms;
+    // Appended (and fsynced) first: only then may the job go.
+    await outcome.ack();
+  };
+
+  const executor = hooks.executor;
   const step = async (bt: BenchTask): Promise<void> => {
+    if (remote) return remoteStep(bt);
+    const provider = hooks.provider;
+    if (!executor || !provider) throw new Error('a benchmark without workers needs an executor and a provider');
     const phase = (p: BenchPhase | null): void => hooks.onTaskPhase?.(bt, p, progress);
     const imageFor = hooks.imageFor;
     const mutate = hooks.mutate;
@@ -147,12 +194,12 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
       await runTaskStep(
         bt.task,
         {
-          provider: hooks.onTaskPhase ? announcingProvider(hooks.provider, () => phase('generating')) : hooks.provider,
+          provider: hooks.onTaskPhase ? announcingProvider(provider, () => phase('generating')) : provider,
           params: settings.params,
           labels,
           prompt: () => hooks.promptFor(bt),
           evaluation: {
-            executor: hooks.executor,
+            executor,
             checkout: bt.checkout,
             image: imageFor && (() => (phase('environment'), imageFor(bt))),
             timeouts: hooks.timeouts,
@@ -180,7 +227,7 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
   let interrupted = false;
   try {
     const outcome = await (hooks.scheduler ?? inProcessPool).run(tasks, step, {
-      concurrency: hooks.concurrency,
+      concurrency: remote ? tasks.length : hooks.concurrency,
       signal: hooks.signal,
       onResult: () => {
         progress.tasksDone++;
@@ -197,5 +244,6 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
     generations: logs.generations.records,
     resumed: progress.resumed,
     interrupted: interrupted || !!hooks.signal?.aborted,
+    failures,
   };
 }

@@ -15,6 +15,8 @@ import { loadTasks } from '../tasks/load';
 import { checkTasks, loadManifest, type CheckedTasks } from '../tasks/manifest';
 import { repositoryNameOf } from '../tasks/task-path';
 import { acquireRunLock } from '../store/run-lock';
+import type { RemoteRunner } from '../distributed/coordinator';
+import type { TaskSource } from '../distributed/task-job';
 import { runBench, type BenchHooks, type BenchProgress, type BenchSettings, type BenchTask } from './bench';
 
 /** Which tasks, where their checkouts are, and where the run goes. */
@@ -48,6 +50,14 @@ export interface BenchmarkServices {
   mutate?(executor: Executor, imageFor: (checkout: string, language: LanguageId) => Promise<string | undefined>): BenchHooks['mutate'];
   /** Who runs the tasks; default: the in-process pool of `plan.concurrency`. */
   scheduler?: BenchHooks['scheduler'];
+  /**
+   * Workers on other machines run the tasks (`bench --queue`): where each task's code comes from for
+   * them, and the runner for the run folder. This process then runs no test and needs no checkout.
+   */
+  remote?: {
+    sourceOf(task: BenchTask['task']): TaskSource | { problem: string };
+    runner(runDir: string, sources: Map<BenchTask, TaskSource>): Promise<RemoteRunner>;
+  };
 }
 
 /** Where the run's lines and progress go, and what stops it (results so far are kept). */
@@ -71,6 +81,8 @@ export interface BenchmarkOutcome {
   reports: { html?: string; markdown?: string; json?: string };
   /** `<repository name>` → absolute checkout path, as written to checkouts.json. */
   checkouts: Record<string, string>;
+  /** A distributed run's tasks that no worker could run (a rerun retries them). */
+  failures: Array<{ id: string; reason: string }>;
 }
 
 /** checkouts.json: where each repository of the run is, so a viewer can open the focal functions. */
@@ -92,8 +104,14 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
   let selected = tasks.filter((t) => !languages || languages.has(t.language));
   if (plan.limit) selected = selected.slice(0, plan.limit);
   const manifest = plan.manifest ? loadManifest(plan.manifest) : null;
-  const checked = checkTasks(selected, manifest, plan.repos, plan.allowCheckouts);
+  const remote = services.remote;
+  // Workers fetch the code themselves: checkouts here are optional (given, they are checked as ever).
+  const checked =
+    remote && !plan.repos && !plan.manifest && !plan.allowCheckouts
+      ? { usable: selected.map((task) => ({ task, checkout: '' })), excluded: [], warnings: [] }
+      : checkTasks(selected, manifest, plan.repos, plan.allowCheckouts);
   for (const w of checked.warnings) io.log(`warning: ${w}`);
+  if (remote) return runRemote(plan, services, io, checked, remote);
 
   const executor = await services.executor();
   // A language this executor cannot run here is excluded up front and said, never scored as zeros.
@@ -117,7 +135,33 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
   }
 }
 
-async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo, checked: CheckedTasks, executor: Executor): Promise<BenchmarkOutcome> {
+/** `bench --queue`: the tasks go to workers with where their code comes from; this process writes the folder. */
+async function runRemote(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo, checked: CheckedTasks, remote: NonNullable<BenchmarkServices['remote']>): Promise<BenchmarkOutcome> {
+  const sources = new Map<BenchTask, TaskSource>();
+  const usable: CheckedTasks['usable'] = [];
+  for (const u of checked.usable as BenchTask[]) {
+    const s = remote.sourceOf(u.task);
+    if ('problem' in s) checked.excluded.push({ task: u.task, reason: s.problem });
+    else {
+      sources.set(u, s);
+      usable.push(u);
+    }
+  }
+  checked.usable = usable;
+  const lock = acquireRunLock(plan.runDir, 'bench');
+  for (const line of lock.tookOver) io.log(line);
+  let runner: RemoteRunner | null = null;
+  try {
+    fs.mkdirSync(plan.runDir, { recursive: true });
+    runner = await remote.runner(plan.runDir, sources);
+    return await runLocked(plan, services, io, checked, null, runner);
+  } finally {
+    lock.release();
+    await runner?.close();
+  }
+}
+
+async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo, checked: CheckedTasks, executor: Executor | null, remote?: RemoteRunner): Promise<BenchmarkOutcome> {
   if (checked.excluded.length) {
     fs.writeFileSync(
       path.join(plan.runDir, 'excluded.jsonl'),
@@ -128,26 +172,29 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
   if (!checked.usable.length) throw new Error('no task can run: see the exclusions above');
 
   const settings: BenchSettings = { datasets: plan.dataset.map((d) => path.resolve(d)), ...plan.settings };
-  const provider = services.provider();
-  const imageFor = services.imageFor?.(executor) ?? (async () => undefined);
+  // A coordinator asks no model: its workers do, with their own keys.
+  const provider = remote ? null : services.provider();
+  const imageFor = (executor && services.imageFor?.(executor)) ?? (async () => undefined);
   const usable = checked.usable as BenchTask[];
-  const checkouts = checkoutsOf(usable);
+  // A distributed run without local checkouts has none to name.
+  const checkouts = checkoutsOf(usable.filter((u) => u.checkout));
   fs.writeFileSync(path.join(plan.runDir, 'checkouts.json'), JSON.stringify(checkouts, null, 2) + '\n');
   const byLanguage = new Map<LanguageId, number>();
   for (const u of usable) byLanguage.set(u.task.language, (byLanguage.get(u.task.language) ?? 0) + 1);
   io.log(
     `bench: ${usable.length} tasks (${[...byLanguage].map(([l, n]) => `${l} ${n}`).join(', ')}), ${settings.samples} sample(s), ` +
-      `${settings.repairRounds} repair round(s), mode ${settings.mode}, provider ${settings.provider}${provider.isBaseline ? ' (offline baseline: a lower bound)' : ` model ${settings.model}`}, ` +
+      `${settings.repairRounds} repair round(s), mode ${settings.mode}, provider ${settings.provider}${settings.provider === 'baseline' || provider?.isBaseline ? ' (offline baseline: a lower bound)' : ` model ${settings.model}`}, ` +
       `executor ${settings.executor}, concurrency ${plan.concurrency}; run folder ${plan.runDir}`,
   );
 
-  const builder = services.promptBuilder();
+  const builder = remote ? { promptFor: () => Promise.reject(new Error('a coordinator builds no prompt')), close: async () => undefined } : services.promptBuilder();
   const outcome = await runBench(plan.runDir, settings, usable, {
-    provider,
-    executor,
+    provider: provider ?? undefined,
+    executor: executor ?? undefined,
     promptFor: (bt) => builder.promptFor(bt),
     imageFor: (bt) => imageFor(bt.checkout, bt.task.language),
-    mutate: services.mutate?.(executor, imageFor),
+    mutate: executor ? services.mutate?.(executor, imageFor) : undefined,
+    remote,
     concurrency: plan.concurrency,
     scheduler: services.scheduler,
     signal: io.signal,
@@ -183,5 +230,6 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
     excluded: checked.excluded.length,
     reports,
     checkouts,
+    failures: outcome.failures.map((f) => ({ id: f.task.task.task.id ?? `${f.task.task.language}:${f.task.task.task.task_id}`, reason: f.reason })),
   };
 }

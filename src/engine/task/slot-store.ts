@@ -82,6 +82,15 @@ export class ResumableStore implements SlotStore {
     }
   }
 
+  /** The records this folder holds for a task (sent with its job to a worker, which redoes none of them). */
+  recordsOf(t: LoadedTask): { generations: GenerationRecord[]; results: ResultRecord[] } {
+    const key = taskKey(t);
+    return {
+      generations: [...this.genByKey.values()].filter((g) => (g.id ?? `${g.language}:${g.task_id}`) === key),
+      results: [...this.resultByKey.values()].filter((r) => (r.id ?? `${r.xrt.language}:${r.task_id}`) === key),
+    };
+  }
+
   /** Results found on disk from an earlier run of this folder (for this run's tasks). */
   get resumed(): number {
     return this.resultByKey.size;
@@ -138,3 +147,37 @@ export const NO_STORE: SlotStore = {
   addGeneration: () => undefined,
   addResult: () => undefined,
 };
+
+/**
+ * A task's records in memory: those known before (a resumed run's, sent with a queue's job) are found
+ * and not redone; new ones are collected for the caller to send back (a worker's answer).
+ */
+export class MemoryStore implements SlotStore {
+  private readonly genByKey = new Map<string, GenerationRecord>();
+  private readonly resultByKey = new Map<string, ResultRecord>();
+  readonly newGenerations: GenerationRecord[] = [];
+  readonly newResults: ResultRecord[] = [];
+
+  constructor(task: LoadedTask, labels: SlotLabels, known: { generations: readonly GenerationRecord[]; results: readonly ResultRecord[] }) {
+    for (const g of known.generations) this.genByKey.set(generationKey(task, labels, g.sample, g.round), g);
+    for (const r of known.results) this.resultByKey.set(resultKey(task, labels, r.xrt.sample, r.xrt.round, r.xrt.test_hash), r);
+  }
+
+  generation(t: LoadedTask, s: SlotLabels, sample: number, round: number): GenerationRecord | undefined {
+    return this.genByKey.get(generationKey(t, s, sample, round));
+  }
+
+  result(t: LoadedTask, s: SlotLabels, sample: number, round: number, testHash: string): ResultRecord | undefined {
+    return this.resultByKey.get(resultKey(t, s, sample, round, testHash));
+  }
+
+  addGeneration(t: LoadedTask, s: SlotLabels, g: GenerationRecord): void {
+    this.genByKey.set(generationKey(t, s, g.sample, g.round), g);
+    this.newGenerations.push(g);
+  }
+
+  addResult(t: LoadedTask, s: SlotLabels, r: ResultRecord): void {
+    this.resultByKey.set(resultKey(t, s, r.xrt.sample, r.xrt.round, r.xrt.test_hash), r);
+    this.newResults.push(r);
+  }
+}

@@ -47,6 +47,23 @@ function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || 'record'} ${e.message ?? 'is invalid'}`).join('; ');
 }
 
+/**
+ * A record the pipeline can use, with its language, or what is wrong with it: the loader's checks, also
+ * applied to a task arriving from elsewhere (a queue's job).
+ */
+export function checkTaskRecord(value: unknown): { task: TaskRecord; language: LanguageId } | { problem: string } {
+  if (!validate(value)) return { problem: `not a task record: ${describeErrors(validate.errors)}` };
+  const task = value as unknown as TaskRecord;
+  const pathProblem = taskPathProblem(task.file_path);
+  if (pathProblem) return { problem: `refused: file_path ${JSON.stringify(task.file_path)} ${pathProblem}; ${TASK_PATH_RULE}. Fix or drop this record` };
+  const nameProblem = task.repository ? repositoryNameProblem(task.repository.name) : null;
+  if (nameProblem) return { problem: `refused: repository.name ${JSON.stringify(task.repository!.name)} ${nameProblem}; it must be one folder name. Fix or drop this record` };
+  const language = parseLanguageId(task.language);
+  if (!language) return { problem: `unknown language ${JSON.stringify(task.language)} (expected rust, go, php, ruby or julia)` };
+  if (task.function_component.end_line < task.function_component.start_line) return { problem: 'function_component.end_line is before start_line' };
+  return { task, language };
+}
+
 export interface LoadedTask {
   task: TaskRecord;
   language: LanguageId;
@@ -65,30 +82,12 @@ export async function loadTasks(inputs: readonly string[]): Promise<LoadResult> 
   const tasks: LoadedTask[] = [];
   for (const file of expandInputs(inputs)) {
     for await (const { line, value } of readJsonl(file, problems)) {
-      if (!validate(value)) {
-        problems.push({ file, line, message: `not a task record: ${describeErrors(validate.errors)}` });
+      const checked = checkTaskRecord(value);
+      if ('problem' in checked) {
+        problems.push({ file, line, message: checked.problem });
         continue;
       }
-      const task = value as unknown as TaskRecord;
-      const pathProblem = taskPathProblem(task.file_path);
-      if (pathProblem) {
-        problems.push({ file, line, message: `refused: file_path ${JSON.stringify(task.file_path)} ${pathProblem}; ${TASK_PATH_RULE}. Fix or drop this record` });
-        continue;
-      }
-      const nameProblem = task.repository ? repositoryNameProblem(task.repository.name) : null;
-      if (nameProblem) {
-        problems.push({ file, line, message: `refused: repository.name ${JSON.stringify(task.repository!.name)} ${nameProblem}; it must be one folder name. Fix or drop this record` });
-        continue;
-      }
-      const language = parseLanguageId(task.language);
-      if (!language) {
-        problems.push({ file, line, message: `unknown language ${JSON.stringify(task.language)} (expected rust, go, php, ruby or julia)` });
-        continue;
-      }
-      if (task.function_component.end_line < task.function_component.start_line) {
-        problems.push({ file, line, message: 'function_component.end_line is before start_line' });
-        continue;
-      }
+      const { task, language } = checked;
       tasks.push({ task, language, file, line });
     }
   }

@@ -31,8 +31,20 @@ function median(xs: number[]): number {
 const ms = (x: number): string => `${x.toFixed(0)} ms`;
 
 describe('Time from a scored test to the lens (inventory-go, baseline, local; printed, not asserted)', () => {
+  // What is timed is generation + scoring: mutation testing (a run per mutant, on by default in the
+  // editor) is turned off here whatever an earlier test left, and the settings are put back after.
+  const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('xrepotest');
+  let mutationBefore: boolean | undefined;
+  before(async () => {
+    mutationBefore = config().inspect<boolean>('mutation.enabled')?.globalValue;
+    await config().update('mutation.enabled', false, vscode.ConfigurationTarget.Global);
+  });
+  after(() => config().update('mutation.enabled', mutationBefore, vscode.ConfigurationTarget.Global));
+
   it('prints generation + scoring + overhead beside the native test command with coverage', async function () {
     this.timeout(900_000);
+    const effective = ['mutation.enabled', 'executor', 'provider', 'mode'].map((k) => `${k}=${JSON.stringify(config().get(k))}`).join(' ');
+    console.log(`      settings: ${effective}`);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
     const lensTitles = async (): Promise<string[]> =>
@@ -57,7 +69,7 @@ describe('Time from a scored test to the lens (inventory-go, baseline, local; pr
       const generation = Number(process.hrtime.bigint() - g0) / 1e6;
       const t0 = process.hrtime.bigint();
       const result = (await vscode.commands.executeCommand('xrepotest.generateScoredTests', uri.toString(), STATUS_LINE)) as
-        | { passed: boolean; summary: string; testCode: string; phases: Array<{ phase: string; durationMs: number }> }
+        | { passed: boolean; summary: string; testCode: string; phases: Array<{ phase: string; durationMs: number }>; mutation?: unknown }
         | undefined;
       const t1 = process.hrtime.bigint();
       assert.ok(result?.passed, `the baseline test of Status passes (${result?.summary})`);
@@ -69,7 +81,7 @@ describe('Time from a scored test to the lens (inventory-go, baseline, local; pr
       rounds.push(round);
       console.log(
         `      round ${i}${i === 0 ? ' (first, untimed in the medians)' : ''}: ${ms(round.total)} to the lens = command ${ms(round.command)} ` +
-          `(sandbox phases ${ms(phases)}: ${result.phases.map((p) => `${p.phase} ${p.durationMs}`).join(', ')}) + lens ${ms(round.lens)}`,
+          `(sandbox phases ${ms(phases)}: ${result.phases.map((p) => `${p.phase} ${p.durationMs}`).join(', ')}) + lens ${ms(round.lens)}${result.mutation ? ' (with a mutation score)' : ''}`,
       );
     }
 

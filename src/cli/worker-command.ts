@@ -1,0 +1,158 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Command } from 'commander';
+import { startQueueWorker, type ExperimentServices } from '../engine/distributed/worker';
+import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import type { JobExperiment } from '../engine/distributed/task-job';
+import type { Executor } from '../engine/execute/types';
+import { LANGUAGE_IDS, parseLanguageId, type LanguageId } from '../engine/languages';
+import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
+import { forTerminal } from '../engine/util/terminal';
+import { createExecutor, environmentImages } from './executors';
+import { params, promptBuilder, providerFrom, type GenerationCliOptions } from './generation-options';
+
+export interface WorkerCommandOptions {
+  queue: string;
+  concurrency: number;
+  executor?: string;
+  languages?: string;
+  cacheDir: string;
+  /** The worker's own generation settings: its replay file, response cache, request limits. */
+  replay?: string;
+  responseCacheDir: string;
+  cache: boolean;
+  requestTimeout?: number;
+  retries?: number;
+  /** Seconds after which a task of a worker that stopped answering goes to another worker. */
+  stalledAfter: number;
+}
+
+function languagesOf(list: string | undefined): LanguageId[] {
+  if (!list) return [...LANGUAGE_IDS];
+  return list.split(',').map((l) => {
+    const id = parseLanguageId(l.trim());
+    if (!id) throw new Error(`--languages ${l}: use some of ${LANGUAGE_IDS.join(', ')}`);
+    return id;
+  });
+}
+
+/**
+ * `xrepotest worker --queue redis://…`: runs benchmark tasks from a coordinator's queue on this
+ * machine until stopped. Ctrl-C / SIGTERM: no new task; running ones finish (a second: they are
+ * abandoned, and another worker takes them over once their lock lapses).
+ */
+export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<number> {
+  const log = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
+  const address = parseQueueUrl(opts.queue);
+  const warning = openQueueWarning(address);
+  if (warning) log(`warning: ${warning}`);
+  const asked = languagesOf(opts.languages);
+  const only = opts.executor === undefined ? undefined : opts.executor === 'docker' || opts.executor === 'local' ? opts.executor : null;
+  if (only === null) throw new Error(`--executor ${opts.executor}: use docker or local`);
+  const signal = new AbortController();
+  const executors = new Map<string, Promise<Executor>>();
+  const executor = (kind: 'docker' | 'local'): Promise<Executor> => {
+    let e = executors.get(kind);
+    if (!e) executors.set(kind, (e = createExecutor(kind)));
+    return e;
+  };
+  const builders: Array<{ close(): Promise<void> }> = [];
+  const services = new Map<string, ExperimentServices>();
+  const servicesFor = (e: JobExperiment): ExperimentServices => {
+    const key = JSON.stringify(e);
+    let s = services.get(key);
+    if (s) return s;
+    // The run's experiment, with this machine's own keys (environment), cache and replay file.
+    const g: GenerationCliOptions = {
+      provider: e.provider,
+      model: e.model,
+      baseUrl: e.baseUrl,
+      replay: opts.replay,
+      mode: e.mode,
+      temperature: e.temperature,
+      maxTokens: e.maxTokens,
+      topP: e.topP,
+      k: e.k,
+      publishedContext: e.publishedContext,
+      embedUrl: e.embedUrl,
+      embedModel: e.embedModel,
+      cacheDir: opts.responseCacheDir,
+      cache: opts.cache,
+      requestTimeout: opts.requestTimeout,
+      retries: opts.retries,
+    };
+    const builder = promptBuilder(g, signal.signal);
+    builders.push(builder);
+    s = {
+      provider: providerFrom(g, opts.concurrency),
+      params: params(g),
+      promptFor: (task, checkout) => builder.promptFor(task, checkout),
+      imageFor:
+        e.executor === 'docker'
+          ? async (checkout, language) => environmentImages(await executor('docker'), undefined)(checkout, language)
+          : undefined,
+      mutate: async (task, checkout, testCode, coveredLines) => {
+        const ex = await executor(e.executor);
+        const image = e.executor === 'docker' ? await environmentImages(ex, undefined)(checkout, task.language) : undefined;
+        return toResultMutation(await runMutationTesting(task.task, task.language, testCode, { executor: ex, repoDir: checkout, coveredLines, image, signal: signal.signal }));
+      },
+    };
+    services.set(key, s);
+    return s;
+  };
+
+  // Without --languages: only those this machine can run (a local run excludes the others up front;
+  // here their tasks wait for a worker that can).
+  const languages: LanguageId[] = [];
+  for (const language of asked) {
+    const why = opts.languages ? null : await (await executor(only ?? 'local')).unavailable?.(language);
+    if (why) log(`not taking ${language} tasks: ${why}`);
+    else languages.push(language);
+  }
+  if (!languages.length) throw new Error('this machine can run none of the languages: see above (or name them with --languages)');
+  const name = `${os.hostname()}:${process.pid}`;
+  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000 });
+  log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; Ctrl-C to stop`);
+
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = (): void => {
+      if (stopping) {
+        log('stopping now: running tasks are left to another worker');
+        signal.abort(new Error('the worker was stopped'));
+        void worker.close(true).then(resolve, resolve);
+        return;
+      }
+      stopping = true;
+      log('stopping: running tasks finish first (Ctrl-C again to leave them to another worker)');
+      void worker.close(false).then(resolve, resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  await Promise.all(builders.map((b) => b.close().catch(() => undefined)));
+  await Promise.all([...executors.values()].map((e) => e.then((x) => x.close?.(), () => undefined)));
+  log(`worker ${name}: stopped after ${worker.done} tasks`);
+  return 0;
+}
+
+export function registerWorkerCommand(program: Command, positiveInt: (v: string) => number): void {
+  const cacheRoot = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest');
+  program
+    .command('worker')
+    .description("run benchmark tasks from a coordinator's queue (bench --queue) on this machine, until stopped")
+    .requiredOption('--queue <url>', 'the queue: redis://[user:password@]host:port[/db] or rediss:// (TLS); a password may also come from XREPOTEST_REDIS_PASSWORD')
+    .option('--concurrency <n>', 'tasks at once, per language', positiveInt, 1)
+    .option('--executor <kind>', 'run only jobs of this executor (docker or local); default: what each run asks for')
+    .option('--languages <list>', 'take only these languages, comma-separated (default: all)')
+    .option('--cache-dir <dir>', 'fetched repositories and their trees', path.join(cacheRoot, 'sources'))
+    .option('--replay <file>', 'for runs with --provider replay: the recorded generations on this machine')
+    .option('--response-cache-dir <dir>', 'response cache of the model calls made here', path.join(cacheRoot, 'responses'))
+    .option('--no-cache', 'do not cache model responses')
+    .option('--request-timeout <seconds>', 'seconds one model request may take', Number)
+    .option('--retries <n>', 'retries of a failed model request', Number)
+    .option('--stalled-after <seconds>', 'a task whose worker stopped answering (killed, machine lost) goes to another worker after this long; every worker of a queue should use the same value', positiveInt, 60)
+    .action(async (opts: WorkerCommandOptions) => {
+      process.exitCode = await runWorkerCommand(opts);
+    });
+}

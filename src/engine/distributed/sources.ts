@@ -1,0 +1,137 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import type { Manifest } from '../tasks/manifest';
+import type { LoadedTask } from '../tasks/load';
+import { repositoryFolderOf } from '../tasks/task-path';
+import type { TaskSource } from './task-job';
+
+const run = promisify(execFile);
+const HEX_COMMIT = /^[0-9a-f]{40}$/;
+
+/** `--sources FILE`: `{"<repository folder>": {"url": "…", "commit": "<40 hex>"}}`. */
+export type SourcesFile = Record<string, { url?: string; commit?: string }>;
+
+export function loadSourcesFile(file: string): SourcesFile {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new Error(`${file}: not a readable sources file (${(e as Error).message})`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`${file}: a sources file is {"<repository folder>": {"url": "…", "commit": "<40 hex digits>"}}`);
+  return parsed as SourcesFile;
+}
+
+/** A URL a worker can fetch by itself: a scheme git speaks, or scp-like `user@host:path`; not a bare path. */
+function fetchableUrl(url: string | undefined): url is string {
+  if (!url || url.startsWith('-')) return false;
+  return /^(https?|ssh|git|file):\/\//.test(url) || /^[\w.-]+@[\w.-]+:/.test(url);
+}
+
+/**
+ * Where each task's code comes from for workers on other machines, from (first match) the sources
+ * file, the manifest's url + commit, or the task record's own repository url + commit; or why none.
+ */
+export function sourceOf(task: LoadedTask, sources: SourcesFile | null, manifest: Manifest | null): TaskSource | { problem: string } {
+  const name = repositoryFolderOf(task.task.file_path);
+  const candidates: Array<{ url?: string; commit?: string | null } | undefined> = [sources?.[name], manifest?.repositories[name], task.task.repository];
+  for (const c of candidates) {
+    if (c && fetchableUrl(c.url) && typeof c.commit === 'string' && HEX_COMMIT.test(c.commit)) return { kind: 'git', url: c.url, commit: c.commit };
+  }
+  return {
+    problem:
+      `no source a worker can fetch for ${name}: give its repository URL and full commit in --sources ` +
+      `({"${name}": {"url": "https://…", "commit": "<40 hex digits>"}}) or in the manifest (url, commit)`,
+  };
+}
+
+/** git with no prompt, no helper transports (`ext::` runs commands), and no system or user config. */
+function gitEnv(): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ALLOW_PROTOCOL: 'file:git:http:https:ssh',
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
+  };
+}
+
+async function git(args: string[], cwd?: string): Promise<string> {
+  const r = await run('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+  return r.stdout;
+}
+
+const hash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
+
+/** Fetches (once) per process: two jobs of one repository wait for the same fetch. */
+const pending = new Map<string, Promise<string>>();
+
+/**
+ * A read-only tree of `source` at its commit, named `<repository folder>` so the task's file_path
+ * resolves in it: `<cacheDir>/trees/<url hash>-<commit>/<name>`. Fetched into a bare repository per
+ * URL (kept, so later commits fetch only what is new), exported with `git archive` (no .git, no
+ * hooks), renamed into place whole: a half export is never taken for a tree.
+ */
+export function checkoutOf(source: TaskSource, name: string, cacheDir: string): Promise<string> {
+  const key = `${source.url}\0${source.commit}\0${name}`;
+  let p = pending.get(key);
+  if (!p) {
+    p = fetchTree(source, name, cacheDir).finally(() => pending.delete(key));
+    pending.set(key, p);
+  }
+  return p;
+}
+
+async function fetchTree(source: TaskSource, name: string, cacheDir: string): Promise<string> {
+  const treeParent = path.join(cacheDir, 'trees', `${hash(source.url)}-${source.commit}`);
+  const tree = path.join(treeParent, name);
+  if (fs.existsSync(path.join(treeParent, '.complete'))) return tree;
+  const bare = path.join(cacheDir, 'git', `${hash(source.url)}.git`);
+  if (!fs.existsSync(path.join(bare, 'HEAD'))) {
+    fs.mkdirSync(path.dirname(bare), { recursive: true });
+    const staging = fs.mkdtempSync(`${bare}.init-`);
+    await git(['init', '--bare', '--quiet', staging]);
+    try {
+      fs.renameSync(staging, bare);
+    } catch {
+      fs.rmSync(staging, { recursive: true, force: true }); // another process made it first
+    }
+  }
+  const has = async (): Promise<boolean> =>
+    git(['--git-dir', bare, 'cat-file', '-e', `${source.commit}^{commit}`]).then(
+      () => true,
+      () => false,
+    );
+  if (!(await has())) {
+    // By its id first (servers that allow it send only that history), else every branch and tag.
+    await git(['--git-dir', bare, 'fetch', '--quiet', '--no-tags', '--', source.url, source.commit]).catch(() => undefined);
+    if (!(await has())) {
+      try {
+        await git(['--git-dir', bare, 'fetch', '--quiet', '--tags', '--', source.url, '+refs/heads/*:refs/xrt/heads/*']);
+      } catch (e) {
+        throw new Error(`could not fetch ${source.url}: ${String((e as { stderr?: string }).stderr ?? (e as Error).message).trim().slice(0, 300)}`);
+      }
+      if (!(await has())) throw new Error(`${source.url} has no commit ${source.commit} (is it pushed?)`);
+    }
+  }
+  fs.mkdirSync(treeParent, { recursive: true });
+  const staging = fs.mkdtempSync(path.join(treeParent, '.staging-'));
+  try {
+    const tar = path.join(staging, 'tree.tar');
+    await git(['--git-dir', bare, 'archive', '--format=tar', '-o', tar, source.commit]);
+    const out = path.join(staging, name);
+    fs.mkdirSync(out);
+    // git trees hold no absolute or '..' names; tar refuses them anyway, and owns nothing as another user.
+    await run('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-f', tar, '-C', out]);
+    fs.rmSync(tar);
+    fs.rmSync(tree, { recursive: true, force: true });
+    fs.renameSync(out, tree);
+    fs.writeFileSync(path.join(treeParent, '.complete'), `${source.url}\n${source.commit}\n`);
+  } finally {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+  return tree;
+}

@@ -1,0 +1,123 @@
+import * as fs from 'node:fs';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Executor } from '../execute/types';
+import type { GenerationParams, Prompt, Provider } from '../generate/types';
+import type { LanguageId } from '../languages';
+import type { ResultMutation } from '../mutate/run';
+import { runTaskStep } from '../task/run-task-step';
+import { MemoryStore, type SlotLabels } from '../task/slot-store';
+import type { LoadedTask } from '../tasks/load';
+import { focalFileIn, repositoryFolderOf } from '../tasks/task-path';
+import { connectionOptions, type QueueAddress } from './queue-url';
+import { checkoutOf } from './sources';
+import { checkJobData, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobResult } from './task-job';
+
+/** What a worker builds for one experiment (once, then reused for its every job). */
+export interface ExperimentServices {
+  provider: Provider;
+  params: GenerationParams;
+  promptFor(task: LoadedTask, checkout: string): Promise<Prompt>;
+  /** docker: the repository's environment image (built once on this machine). */
+  imageFor?(checkout: string, language: LanguageId): Promise<string | undefined>;
+  mutate?(task: LoadedTask, checkout: string, testCode: string, coveredLines: number[]): Promise<ResultMutation | null | undefined>;
+}
+
+export interface QueueWorkerOptions {
+  address: QueueAddress;
+  languages: readonly LanguageId[];
+  /** Tasks at once on this machine. */
+  concurrency: number;
+  /** `host:pid`: in the records' answers and the coordinator's progress. */
+  name: string;
+  /** Fetched repositories and exported trees (kept between runs). */
+  cacheDir: string;
+  /** The executor of a kind (made once); `only` set: jobs of the other kind are refused. */
+  executor(kind: 'docker' | 'local'): Promise<Executor>;
+  only?: 'docker' | 'local';
+  servicesFor(e: JobExperiment): ExperimentServices;
+  log(line: string): void;
+  /** A job's lock lapses this long after its worker stopped renewing it (default 60 s). */
+  stalledAfterMs?: number;
+}
+
+export interface QueueWorker {
+  /** Tasks this worker finished. */
+  readonly done: number;
+  /** Stops taking jobs; finishes the running ones (`force`: abandons them to BullMQ's stalled-job recovery). */
+  close(force?: boolean): Promise<void>;
+}
+
+/**
+ * A worker: takes task jobs of its languages from the run's queues, fetches each task's code itself
+ * (the coordinator's file system is never read), runs the one task step and returns the new records.
+ * The coordinator appends them; a worker never writes a run folder.
+ */
+export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
+  const abort = new AbortController();
+  let done = 0;
+  const processor = async (job: Job): Promise<TaskJobResult> => {
+    const checked = checkJobData(job.data);
+    // A job no worker can use fails at once, saying why (no retries).
+    if ('problem' in checked) throw new UnrecoverableError(checked.problem);
+    const { job: data, task } = checked;
+    const e = data.experiment;
+    if (opts.only && opts.only !== e.executor) throw new UnrecoverableError(`this worker runs the ${opts.only} executor; the run asks for ${e.executor}`);
+    const started = Date.now();
+    const name = repositoryFolderOf(task.task.file_path);
+    const checkout = await checkoutOf(data.source, name, opts.cacheDir);
+    const focal = focalFileIn(checkout, task.task.file_path);
+    const content = fs.existsSync(focal) && fs.lstatSync(focal).isFile() ? fs.readFileSync(focal, 'utf8') : null;
+    if (content !== task.task.file_content) {
+      throw new UnrecoverableError(`${task.task.file_path} at ${data.source.commit.slice(0, 12)} of ${data.source.url} ${content === null ? 'does not exist' : "is not the task's file_content"}`);
+    }
+    const executor = await opts.executor(e.executor);
+    const s = opts.servicesFor(e);
+    const labels: SlotLabels = { provider: e.provider, model: e.model, mode: e.mode };
+    const store = new MemoryStore(task, labels, data.known);
+    const imageFor = s.imageFor;
+    const mutate = s.mutate;
+    await runTaskStep(
+      task,
+      {
+        provider: s.provider,
+        params: s.params,
+        labels,
+        prompt: () => s.promptFor(task, checkout),
+        evaluation: { executor, checkout, image: imageFor && (() => imageFor(checkout, task.language)), timeouts: e.timeouts },
+        mutate: mutate && ((testCode, coveredLines) => mutate(task, checkout, testCode, coveredLines)),
+        store,
+      },
+      { samples: e.samples, repairRounds: e.repairRounds, mutation: e.mutation, signal: abort.signal },
+    );
+    done++;
+    opts.log(`task ${task.task.id ?? `${task.language}:${task.task.task_id}`} done in ${((Date.now() - started) / 1000).toFixed(1)} s (${store.newResults.length} new results)`);
+    return { format: JOB_FORMAT, worker: opts.name, generations: store.newGenerations, results: store.newResults, ms: Date.now() - started };
+  };
+
+  const connection = connectionOptions(opts.address);
+  const workers = opts.languages.map((language) => {
+    const w = new Worker(queueName(language), processor, {
+      connection,
+      prefix: QUEUE_PREFIX,
+      concurrency: opts.concurrency,
+      // A job's lock is renewed while it runs; a worker gone (killed, machine lost) lets it lapse and
+      // another worker takes the job over (BullMQ's stalled-job check).
+      lockDuration: opts.stalledAfterMs ?? 60_000,
+      stalledInterval: Math.max(1_000, Math.round((opts.stalledAfterMs ?? 60_000) / 2)),
+      maxStalledCount: 2,
+    });
+    w.on('error', (err) => opts.log(`worker ${language}: ${err.message}`));
+    w.on('failed', (job, err) => opts.log(`task ${job?.data?.task?.id ?? job?.id ?? '?'} failed here: ${err.message}`));
+    return w;
+  });
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  return {
+    get done() {
+      return done;
+    },
+    async close(force = false) {
+      if (force) abort.abort(new Error('the worker was stopped'));
+      await Promise.all(workers.map((w) => w.close(force)));
+    },
+  };
+}

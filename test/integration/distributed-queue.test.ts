@@ -1,0 +1,217 @@
+import * as assert from 'node:assert';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Job, Queue } from 'bullmq';
+import { QUEUE_PREFIX, queueName } from '../../src/engine/distributed/task-job';
+import { CLI, FIXTURES, REPO_ROOT } from '../helpers/paths';
+import { hasRedis, startRedis, type TestRedis } from '../helpers/redis';
+import { skipBecause } from '../helpers/skip';
+
+/*
+ * Issue 16: the benchmark on BullMQ over a real redis-server, with real worker processes fetching the
+ * tasks' code from git URLs (bare repositories made here from the fixtures). What must hold: the
+ * run folder a distributed run writes is the local run's (same summary, same result keys), a killed
+ * worker's task is taken over and recorded once, a killed coordinator resumes, and a hostile job runs
+ * nothing.
+ */
+
+const DATASET = path.join(REPO_ROOT, 'examples', 'fixtures', 'tasks.jsonl');
+const MANIFEST = path.join(REPO_ROOT, 'examples', 'fixtures', 'manifest.json');
+const LANGS = 'go,php';
+const REPOS = ['inventory-go', 'textkit-php'];
+
+interface Keyed {
+  id: string;
+  xrt: { sample: number; round: number; test_hash: string };
+}
+
+function resultKeys(runDir: string): string[] {
+  const file = path.join(runDir, 'results.jsonl');
+  if (!fs.existsSync(file)) return [];
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Keyed)
+    .map((r) => [r.id, r.xrt.sample, r.xrt.round, r.xrt.test_hash].join('|'))
+    .sort();
+}
+
+function git(args: string[], cwd: string): string {
+  const r = spawnSync('git', ['-c', 'user.email=t@example.org', '-c', 'user.name=test', ...args], { cwd, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout.trim();
+}
+
+function exited(p: ChildProcess): Promise<number | null> {
+  return p.exitCode !== null ? Promise.resolve(p.exitCode) : new Promise((resolve) => p.once('exit', (code) => resolve(code)));
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotest worker)', function () {
+  this.timeout(900_000);
+  let redis: TestRedis;
+  let work: string;
+  let sourcesFile: string;
+  let localRun: string;
+  const children = new Set<ChildProcess>();
+
+  const cliProcess = (args: string[], log: string): ChildProcess => {
+    // Its own process group: a kill takes its sandboxes' processes with it, as a lost machine would.
+    const p = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, detached: true, stdio: ['ignore', fs.openSync(log, 'a'), fs.openSync(log, 'a')] });
+    children.add(p);
+    p.once('exit', () => children.delete(p));
+    return p;
+  };
+  const killGroup = (p: ChildProcess, signal: NodeJS.Signals): void => {
+    try {
+      process.kill(-p.pid!, signal);
+    } catch {
+      // gone already
+    }
+  };
+  const worker = (name: string, extra: string[] = []): ChildProcess =>
+    cliProcess(['worker', '--queue', redis.url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache'), ...extra], path.join(work, `${name}.log`));
+  const coordinator = (runDir: string): ChildProcess =>
+    cliProcess(['bench', '--dataset', DATASET, '--lang', LANGS, '--executor', 'local', '--queue', redis.url, '--sources', sourcesFile, '--run-dir', runDir, '--no-progress'], `${runDir}.log`);
+  const logOf = (name: string): string => (fs.existsSync(path.join(work, name)) ? fs.readFileSync(path.join(work, name), 'utf8') : '');
+
+  before(async function () {
+    if (!hasRedis()) skipBecause(this, 'redis-server is not installed (scripts/setup.sh installs it)');
+    if (!fs.existsSync(CLI)) skipBecause(this, 'dist/cli.js is not built (npm run build)');
+    redis = await startRedis();
+    work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-queue-'));
+    // Each fixture as a repository a worker fetches by URL at a commit (never from this folder).
+    const sources: Record<string, { url: string; commit: string }> = {};
+    for (const name of REPOS) {
+      const src = path.join(work, 'src', name);
+      fs.cpSync(path.join(FIXTURES, name), src, { recursive: true });
+      git(['init', '-q'], src);
+      git(['add', '-A'], src);
+      git(['commit', '-qm', 'fixture'], src);
+      const bare = path.join(work, 'remote', `${name}.git`);
+      git(['clone', '-q', '--bare', src, bare], work);
+      sources[name] = { url: `file://${bare}`, commit: git(['rev-parse', 'HEAD'], src) };
+    }
+    sourcesFile = path.join(work, 'sources.json');
+    fs.writeFileSync(sourcesFile, JSON.stringify(sources));
+    // The reference: the same tasks run locally from the fixtures.
+    localRun = path.join(work, 'local');
+    const r = spawnSync(process.execPath, [CLI, 'bench', '--dataset', DATASET, '--manifest', MANIFEST, '--lang', LANGS, '--executor', 'local', '--run-dir', localRun, '--no-progress'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+  });
+
+  afterEach(async () => {
+    for (const p of [...children]) {
+      killGroup(p, 'SIGKILL');
+      await exited(p);
+    }
+    // Nothing of one test's run may serve the next: every queue emptied.
+    const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
+    for (const language of ['go', 'php']) {
+      const q = new Queue(queueName(language as 'go'), { connection, prefix: QUEUE_PREFIX });
+      await q.obliterate({ force: true });
+      await q.close();
+    }
+  });
+
+  after(async () => {
+    await redis?.stop();
+    if (work) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  it('two workers write the local run\'s summary and result keys; the workers ran every task', async () => {
+    worker('w1');
+    worker('w2');
+    const runDir = path.join(work, 'two-workers');
+    const code = await exited(coordinator(runDir));
+    assert.equal(code, 0, logOf('two-workers.log'));
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'), 'the same summary as the local run');
+    const keys = resultKeys(runDir);
+    assert.deepStrictEqual(keys, resultKeys(localRun), 'the same result keys, each once');
+    assert.equal(new Set(keys).size, keys.length);
+    // Collected jobs are removed: nothing is left for a later run to mistake for its own.
+    const q = new Queue(queueName('go'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+    const counts = await q.getJobCounts('waiting', 'active', 'completed', 'failed');
+    await q.close();
+    assert.deepStrictEqual([counts.waiting, counts.active, counts.completed, counts.failed], [0, 0, 0, 0]);
+    // The workers ran the tasks (each says so per task), the coordinator none.
+    const done = (log: string): number => (logOf(log).match(/^task \S+ done in /gm) ?? []).length;
+    assert.equal(done('w1.log') + done('w2.log'), keys.length, `${logOf('w1.log')}\n${logOf('w2.log')}`);
+    assert.match(logOf('two-workers.log'), /tasks go to the workers on redis:\/\/127\.0\.0\.1/);
+  });
+
+  it('a worker killed (SIGKILL) in the middle of a task leaves it to another worker, and the slot is recorded once', async () => {
+    const first = worker('killed');
+    const runDir = path.join(work, 'killed-worker');
+    const coord = coordinator(runDir);
+    const q = new Queue(queueName('go'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+    try {
+      await waitFor('a go task running on the first worker', 120_000, async () => ((await q.getJobCounts('active')).active > 0 ? true : undefined));
+    } finally {
+      await q.close();
+    }
+    killGroup(first, 'SIGKILL');
+    await exited(first);
+    worker('takes-over');
+    const code = await exited(coord);
+    assert.equal(code, 0, logOf('killed-worker.log'));
+    const keys = resultKeys(runDir);
+    assert.deepStrictEqual(keys, resultKeys(localRun), 'every slot recorded, once');
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
+  });
+
+  it('a coordinator killed mid-run resumes in the same folder: jobs finished meanwhile are collected once', async () => {
+    worker('steady');
+    const runDir = path.join(work, 'killed-coordinator');
+    const coord = coordinator(runDir);
+    await waitFor('a first result in the run folder', 180_000, () => (resultKeys(runDir).length > 0 ? true : undefined));
+    killGroup(coord, 'SIGKILL');
+    await exited(coord);
+    const code = await exited(coordinator(runDir));
+    assert.equal(code, 0, logOf('killed-coordinator.log'));
+    const keys = resultKeys(runDir);
+    assert.deepStrictEqual(keys, resultKeys(localRun), 'every slot recorded, once');
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
+  });
+
+  it('hostile jobs run nothing: a helper transport URL, an option as URL, a path outside the repository, an unknown format', async () => {
+    worker('hostile');
+    const marker = path.join(work, 'pwned');
+    const task = fs.readFileSync(DATASET, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((t) => t.language === 'go')!;
+    const commit = JSON.parse(fs.readFileSync(sourcesFile, 'utf8'))['inventory-go'].commit as string;
+    const experiment = { provider: 'baseline', model: 'baseline', mode: 'standard', temperature: 0, maxTokens: 4096, topP: 1, k: 5, samples: 1, repairRounds: 0, mutation: false, executor: 'local' };
+    const job = (over: Record<string, unknown>) => ({ format: 1, run: 'hostile', task, source: { kind: 'git', url: `file://${work}/remote/inventory-go.git`, commit }, experiment, known: { generations: [], results: [] }, ...over });
+    const attacks: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['ext-transport', job({ source: { kind: 'git', url: `ext::sh -c touch% ${marker}`, commit } }), /could not fetch|transport|protocol/i],
+      ['option-url', job({ source: { kind: 'git', url: `--upload-pack=touch ${marker}`, commit } }), /no usable URL/],
+      ['outside-path', job({ task: { ...task, file_path: '../../etc/passwd' } }), /file_path/],
+      ['format', job({ format: 99 }), /format/],
+    ];
+    const q = new Queue(queueName('go'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+    try {
+      for (const [id, data] of attacks) await q.add('task', data, { jobId: `attack-${id}`, attempts: 1 });
+      for (const [id, , reason] of attacks) {
+        const failed = await waitFor(`the ${id} job to fail`, 60_000, async () => {
+          const j = await Job.fromId(q, `attack-${id}`);
+          return j && (await j.getState()) === 'failed' ? j : undefined;
+        });
+        assert.match(failed.failedReason, reason, `${id}: ${failed.failedReason}`);
+      }
+    } finally {
+      await q.close();
+    }
+    assert.equal(fs.existsSync(marker), false, 'no command of a job ran');
+  });
+});

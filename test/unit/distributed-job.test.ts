@@ -1,0 +1,151 @@
+import * as assert from 'node:assert';
+import { openQueueWarning, parseQueueUrl, QueueUrlError } from '../../src/engine/distributed/queue-url';
+import { sourceOf } from '../../src/engine/distributed/sources';
+import { checkJobData, checkJobResult, JOB_FORMAT, jobIdOf, type JobExperiment } from '../../src/engine/distributed/task-job';
+import type { LoadedTask } from '../../src/engine/tasks/load';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+
+const COMMIT = 'a'.repeat(40);
+const record: TaskRecord = {
+  task_id: 3,
+  id: 'abc123',
+  function_name: 'Status',
+  file_path: 'inventory-go/item.go',
+  focal_code: 'func Status() {}',
+  file_content: 'package inventory\nfunc Status() {}\n',
+  language: 'go',
+  function_component: { name: 'Status', signature: 'func Status()', start_line: 2, end_line: 2 },
+  metadata: { class_name: '', class_signature: '' },
+};
+const task: LoadedTask = { task: record, language: 'go', file: 'tasks.jsonl', line: 1 };
+const experiment: JobExperiment = {
+  provider: 'baseline',
+  model: 'baseline',
+  mode: 'standard',
+  temperature: 0,
+  maxTokens: 4096,
+  topP: 1,
+  k: 5,
+  samples: 1,
+  repairRounds: 1,
+  mutation: false,
+  executor: 'local',
+};
+const job = (over: Record<string, unknown> = {}): Record<string, unknown> => ({
+  format: JOB_FORMAT,
+  run: 'run-1',
+  task: record,
+  source: { kind: 'git', url: 'https://example.org/inventory-go.git', commit: COMMIT },
+  experiment,
+  known: { generations: [], results: [] },
+  ...over,
+});
+
+describe('distributed queue: the URL', () => {
+  it('reads host, port, database, user and password, and never displays the password', () => {
+    const a = parseQueueUrl('redis://bench:s3cr%40t@queue.example.org:6380/2', {});
+    assert.deepStrictEqual([a.host, a.port, a.db, a.username, a.password, a.tls], ['queue.example.org', 6380, 2, 'bench', 's3cr@t', false]);
+    assert.doesNotMatch(a.display, /s3cr/);
+    assert.equal(parseQueueUrl('rediss://h', {}).tls, true);
+    assert.equal(parseQueueUrl('redis://h', {}).port, 6379);
+  });
+
+  it('takes the password from XREPOTEST_REDIS_PASSWORD when the URL has none', () => {
+    assert.equal(parseQueueUrl('redis://h:1', { XREPOTEST_REDIS_PASSWORD: 'pw' }).password, 'pw');
+    assert.equal(parseQueueUrl('redis://:url@h:1', { XREPOTEST_REDIS_PASSWORD: 'pw' }).password, 'url');
+  });
+
+  it('refuses what is not a Redis URL, saying the form to use', () => {
+    assert.throws(() => parseQueueUrl('localhost:6379', {}), (e: Error) => e instanceof QueueUrlError && /redis:\/\//.test(e.message));
+    assert.throws(() => parseQueueUrl('http://h:1', {}), /redis:\/\/ or rediss:\/\//);
+    assert.throws(() => parseQueueUrl('redis://h:1/x', {}), /database is a number/);
+  });
+
+  it('warns about a queue without a password beyond this machine only', () => {
+    assert.match(openQueueWarning(parseQueueUrl('redis://10.0.0.5:6379', {}))!, /no password/);
+    assert.equal(openQueueWarning(parseQueueUrl('redis://127.0.0.1:6379', {})), null);
+    assert.equal(openQueueWarning(parseQueueUrl('redis://:pw@10.0.0.5:6379', {})), null);
+  });
+});
+
+describe('distributed queue: a job from Redis is checked before anything runs', () => {
+  it('accepts a well-formed job', () => {
+    const c = checkJobData(job());
+    assert.ok('job' in c, 'problem' in c ? c.problem : '');
+    assert.equal(c.task.language, 'go');
+  });
+
+  const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
+    ['another format', job({ format: 2 }), /format/],
+    ['a run id with a path in it', job({ run: '../x' }), /no run/],
+    ['a file_path leaving the repository', job({ task: { ...record, file_path: '../../etc/passwd' } }), /file_path/],
+    ['an unknown language', job({ task: { ...record, language: 'cobol' } }), /unknown language/],
+    ['an option as URL', job({ source: { kind: 'git', url: '--upload-pack=touch /tmp/x', commit: COMMIT } }), /no usable URL/],
+    ['a branch name instead of a commit', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: 'main' } }), /40 hex/],
+    ['another source kind', job({ source: { kind: 'path', path: '/etc' } }), /unknown source kind/],
+    ['absurd samples', job({ experiment: { ...experiment, samples: 1e9 } }), /more samples/],
+    ['no executor', job({ experiment: { ...experiment, executor: 'ssh' } }), /executor/],
+    ['known records that are not lists', job({ known: { generations: {}, results: [] } }), /not lists/],
+  ];
+  for (const [what, data, reason] of refusals) {
+    it(`refuses ${what}`, () => {
+      const c = checkJobData(data);
+      assert.ok('problem' in c, `accepted ${what}`);
+      assert.match(c.problem, reason);
+    });
+  }
+});
+
+describe('distributed queue: a worker\'s answer', () => {
+  const generation = { id: 'abc123', task_id: 3, language: 'go', sample: 0, round: 0, mode: 'standard', provider: 'baseline', model: 'baseline', test_code: 'x' };
+  const result = { id: 'abc123', task_id: 3, checks: [], coverage_stats: [], xrt: { language: 'go', sample: 0, round: 1, test_hash: 'h' } };
+  const answer = (over: Record<string, unknown> = {}) => ({ format: JOB_FORMAT, worker: 'h:1', generations: [generation], results: [result], ms: 5, ...over });
+
+  it('is taken when every record is of the task and the experiment, within its samples and rounds', () => {
+    assert.ok('result' in checkJobResult(answer(), task, experiment));
+  });
+
+  it('is refused when a record is of another task, sample, round or experiment', () => {
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ results: [{ ...result, id: 'other' }] }, /another task/],
+      [{ results: [{ ...result, xrt: { ...result.xrt, sample: 1 } }] }, /outside/],
+      [{ results: [{ ...result, xrt: { ...result.xrt, round: 2 } }] }, /outside/],
+      [{ generations: [{ ...generation, model: 'other' }] }, /another experiment/],
+      [{ generations: 'x' }, /no record lists/],
+    ];
+    for (const [over, reason] of cases) {
+      const c = checkJobResult(answer(over), task, experiment);
+      assert.ok('problem' in c, JSON.stringify(over));
+      assert.match(c.problem, reason);
+    }
+  });
+});
+
+describe('distributed queue: job ids and sources', () => {
+  it('gives a task the same job id in the same run and experiment, another in another run or experiment', () => {
+    const id = jobIdOf('run-1', task, experiment);
+    assert.match(id, /^[0-9a-f]{40}$/);
+    assert.equal(jobIdOf('run-1', task, experiment), id);
+    assert.notEqual(jobIdOf('run-2', task, experiment), id);
+    assert.notEqual(jobIdOf('run-1', task, { ...experiment, samples: 2 }), id);
+  });
+
+  it('finds a fetchable URL and a full commit in the sources file, the manifest or the record, in that order', () => {
+    const withRepo: LoadedTask = { ...task, task: { ...record, repository: { name: 'inventory-go', url: 'https://r.example/inv.git', commit: COMMIT } } };
+    assert.deepStrictEqual(sourceOf(withRepo, null, null), { kind: 'git', url: 'https://r.example/inv.git', commit: COMMIT });
+    const sources = { 'inventory-go': { url: 'file:///srv/inv.git', commit: 'b'.repeat(40) } };
+    assert.deepStrictEqual(sourceOf(withRepo, sources, null), { kind: 'git', url: 'file:///srv/inv.git', commit: 'b'.repeat(40) });
+  });
+
+  it('says how to give a source when none is fetchable (a bare path, no commit, an option)', () => {
+    for (const repository of [
+      { name: 'inventory-go', url: 'test/fixtures/inventory-go', commit: COMMIT },
+      { name: 'inventory-go', url: 'https://r.example/inv.git', commit: null },
+      { name: 'inventory-go', url: '--upload-pack=x', commit: COMMIT },
+    ]) {
+      const s = sourceOf({ ...task, task: { ...record, repository } }, null, null);
+      assert.ok('problem' in s, JSON.stringify(repository));
+      assert.match(s.problem, /--sources/);
+    }
+  });
+});
