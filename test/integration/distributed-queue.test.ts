@@ -186,6 +186,25 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
   });
 
+  it('a Redis restart mid-run (append-only file on) loses no finished result, and the run completes', async () => {
+    // A Redis of its own with persistence, as docs/distributed.md deploys it.
+    const persistent = await startRedis({ appendOnly: true });
+    const url = persistent.url;
+    try {
+      const w = cliProcess(['worker', '--queue', url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache')], path.join(work, 'aof-worker.log'));
+      const runDir = path.join(work, 'redis-restart');
+      const coord = cliProcess(['bench', '--dataset', DATASET, '--lang', LANGS, '--executor', 'local', '--queue', url, '--sources', sourcesFile, '--run-dir', runDir, '--no-progress'], `${runDir}.log`);
+      await waitFor('a first result in the run folder', 180_000, () => (resultKeys(runDir).length > 0 ? true : undefined));
+      await persistent.restart();
+      const code = await exited(coord);
+      assert.equal(code, 0, `${logOf('redis-restart.log')}\n${logOf('aof-worker.log')}`);
+      assert.deepStrictEqual(resultKeys(runDir), resultKeys(localRun), 'every slot recorded, once');
+      killGroup(w, 'SIGKILL');
+    } finally {
+      await persistent.stop();
+    }
+  });
+
   it('hostile jobs run nothing: a helper transport URL, an option as URL, a path outside the repository, an unknown format', async () => {
     worker('hostile');
     const marker = path.join(work, 'pwned');
@@ -204,10 +223,11 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
       for (const [id, data] of attacks) await q.add('task', data, { jobId: `attack-${id}`, attempts: 1 });
       for (const [id, , reason] of attacks) {
         const failed = await waitFor(`the ${id} job to fail`, 60_000, async () => {
-          const j = await Job.fromId(q, `attack-${id}`);
-          return j && (await j.getState()) === 'failed' ? j : undefined;
+          // The state first, then the job: a job read before it failed has no reason yet.
+          if ((await q.getJobState(`attack-${id}`)) !== 'failed') return undefined;
+          return Job.fromId(q, `attack-${id}`);
         });
-        assert.match(failed.failedReason, reason, `${id}: ${failed.failedReason}`);
+        assert.match(failed.failedReason ?? "", reason, `${id}: ${JSON.stringify({ reason: failed.failedReason, attempts: failed.attemptsMade, stack: failed.stacktrace })}`);
       }
     } finally {
       await q.close();
