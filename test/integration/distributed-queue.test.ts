@@ -93,16 +93,19 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     redis = await startRedis();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-queue-'));
     // Each fixture as a repository a worker fetches by URL at a commit (never from this folder).
-    const sources: Record<string, { url: string; commit: string }> = {};
+    // The PHP fixture lives in a folder of a bigger repository (as extract records it: `subdir`).
+    const sources: Record<string, { url: string; commit: string; subdir?: string }> = {};
     for (const name of REPOS) {
+      const nested = name === 'textkit-php' ? path.join('packages', name) : null;
       const src = path.join(work, 'src', name);
-      fs.cpSync(path.join(FIXTURES, name), src, { recursive: true });
+      fs.cpSync(path.join(FIXTURES, name), nested ? path.join(src, nested) : src, { recursive: true });
+      if (nested) fs.writeFileSync(path.join(src, 'README'), 'a repository holding several packages\n');
       git(['init', '-q'], src);
       git(['add', '-A'], src);
       git(['commit', '-qm', 'fixture'], src);
       const bare = path.join(work, 'remote', `${name}.git`);
       git(['clone', '-q', '--bare', src, bare], work);
-      sources[name] = { url: `file://${bare}`, commit: git(['rev-parse', 'HEAD'], src) };
+      sources[name] = { url: `file://${bare}`, commit: git(['rev-parse', 'HEAD'], src), ...(nested ? { subdir: nested } : {}) };
     }
     sourcesFile = path.join(work, 'sources.json');
     fs.writeFileSync(sourcesFile, JSON.stringify(sources));

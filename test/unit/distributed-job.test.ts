@@ -82,6 +82,8 @@ describe('distributed queue: a job from Redis is checked before anything runs', 
     ['an unknown language', job({ task: { ...record, language: 'cobol' } }), /unknown language/],
     ['an option as URL', job({ source: { kind: 'git', url: '--upload-pack=touch /tmp/x', commit: COMMIT } }), /no usable URL/],
     ['a branch name instead of a commit', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: 'main' } }), /40 hex/],
+    ['a source folder leaving the checkout', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: COMMIT, subdir: 'a/../../etc' } }), /plain relative path/],
+    ['an absolute source folder', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: COMMIT, subdir: '/etc' } }), /plain relative path/],
     ['another source kind', job({ source: { kind: 'path', path: '/etc' } }), /unknown source kind/],
     ['absurd samples', job({ experiment: { ...experiment, samples: 1e9 } }), /more samples/],
     ['no executor', job({ experiment: { ...experiment, executor: 'ssh' } }), /executor/],
@@ -135,6 +137,10 @@ describe('distributed queue: job ids and sources', () => {
     assert.deepStrictEqual(sourceOf(withRepo, null, null), { kind: 'git', url: 'https://r.example/inv.git', commit: COMMIT });
     const sources = { 'inventory-go': { url: 'file:///srv/inv.git', commit: 'b'.repeat(40) } };
     assert.deepStrictEqual(sourceOf(withRepo, sources, null), { kind: 'git', url: 'file:///srv/inv.git', commit: 'b'.repeat(40) });
+    // A repository folder inside a bigger checkout keeps its place there.
+    const nested: LoadedTask = { ...task, task: { ...record, repository: { name: 'inventory-go', url: 'https://r.example/mono.git', commit: COMMIT, subdir: 'test/fixtures/inventory-go' } } };
+    assert.deepStrictEqual(sourceOf(nested, null, null), { kind: 'git', url: 'https://r.example/mono.git', commit: COMMIT, subdir: 'test/fixtures/inventory-go' });
+    assert.ok('job' in checkJobData(job({ source: sourceOf(nested, null, null) })));
   });
 
   it('says how to give a source when none is fetchable (a bare path, no commit, an option)', () => {

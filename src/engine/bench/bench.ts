@@ -159,7 +159,7 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
   const remote = hooks.remote;
   const remoteStep = async (bt: BenchTask): Promise<void> => {
     if (!remote) return;
-    const outcome = await remote.run(bt, store.recordsOf(bt.task), hooks.signal);
+    const outcome = await remote.run(bt.task, store.recordsOf(bt.task), hooks.signal);
     if ('failed' in outcome) {
       progress.failed++;
       failures.push({ task: bt, reason: outcome.failed });

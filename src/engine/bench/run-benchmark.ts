@@ -11,7 +11,7 @@ import { reportJson } from '../report/json';
 import { reportMarkdown } from '../report/markdown';
 import { summarizeByLanguage, type ResultRecord, type Summary } from '../store/results';
 import { formatProblem } from '../tasks/jsonl';
-import { loadTasks } from '../tasks/load';
+import { loadTasks, type LoadedTask } from '../tasks/load';
 import { checkTasks, loadManifest, type CheckedTasks } from '../tasks/manifest';
 import { repositoryNameOf } from '../tasks/task-path';
 import { acquireRunLock } from '../store/run-lock';
@@ -56,7 +56,7 @@ export interface BenchmarkServices {
    */
   remote?: {
     sourceOf(task: BenchTask['task']): TaskSource | { problem: string };
-    runner(runDir: string, sources: Map<BenchTask, TaskSource>): Promise<RemoteRunner>;
+    runner(runDir: string, sources: Map<LoadedTask, TaskSource>): Promise<RemoteRunner>;
   };
 }
 
@@ -137,13 +137,13 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
 
 /** `bench --queue`: the tasks go to workers with where their code comes from; this process writes the folder. */
 async function runRemote(plan: BenchmarkPlan, services: BenchmarkServices, io: BenchmarkIo, checked: CheckedTasks, remote: NonNullable<BenchmarkServices['remote']>): Promise<BenchmarkOutcome> {
-  const sources = new Map<BenchTask, TaskSource>();
+  const sources = new Map<LoadedTask, TaskSource>();
   const usable: CheckedTasks['usable'] = [];
   for (const u of checked.usable as BenchTask[]) {
     const s = remote.sourceOf(u.task);
     if ('problem' in s) checked.excluded.push({ task: u.task, reason: s.problem });
     else {
-      sources.set(u, s);
+      sources.set(u.task, s);
       usable.push(u);
     }
   }

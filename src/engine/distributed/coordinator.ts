@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Job, Queue, QueueEvents } from 'bullmq';
-import type { BenchTask } from '../bench/bench';
 import type { GenerationRecord } from '../generate/types';
 import type { LanguageId } from '../languages';
 import type { ResultRecord } from '../store/results';
+import type { LoadedTask } from '../tasks/load';
 import { connectionOptions, type QueueAddress } from './queue-url';
 import { checkJobResult, JOB_FORMAT, jobIdOf, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult, type TaskSource } from './task-job';
 
@@ -14,7 +14,7 @@ export type RemoteOutcome = { result: TaskJobResult; ack(): Promise<void> } | { 
 
 /** What the benchmark loop needs from a distributed runner (BenchHooks.remote). */
 export interface RemoteRunner {
-  run(task: BenchTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome>;
+  run(task: LoadedTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome>;
   close(): Promise<void>;
 }
 
@@ -37,7 +37,7 @@ export function runIdOf(runDir: string): string {
 }
 
 interface Waiter {
-  task: BenchTask;
+  task: LoadedTask;
   queue: Queue;
   resolve(o: RemoteOutcome): void;
 }
@@ -59,7 +59,7 @@ export class QueueCoordinator implements RemoteRunner {
     private readonly address: QueueAddress,
     private readonly runId: string,
     private readonly experiment: JobExperiment,
-    private readonly sourceOf: (task: BenchTask) => TaskSource,
+    private readonly sourceOf: (task: LoadedTask) => TaskSource,
     private readonly log: (line: string) => void,
   ) {
     this.timer = setInterval(() => void this.poll(), POLL_MS);
@@ -84,10 +84,10 @@ export class QueueCoordinator implements RemoteRunner {
     return q;
   }
 
-  async run(task: BenchTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome> {
+  async run(task: LoadedTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome> {
     signal?.throwIfAborted();
-    const { queue } = await this.queueFor(task.task.language);
-    const id = jobIdOf(this.runId, task.task, this.experiment);
+    const { queue } = await this.queueFor(task.language);
+    const id = jobIdOf(this.runId, task, this.experiment);
     const outcome = new Promise<RemoteOutcome>((resolve, reject) => {
       this.waiting.set(id, { task, queue, resolve });
       signal?.addEventListener('abort', () => {
@@ -95,7 +95,7 @@ export class QueueCoordinator implements RemoteRunner {
         reject(signal.reason ?? new Error('interrupted'));
       }, { once: true });
     });
-    const data: TaskJobData = { format: JOB_FORMAT, run: this.runId, task: task.task.task, source: this.sourceOf(task), experiment: this.experiment, known };
+    const data: TaskJobData = { format: JOB_FORMAT, run: this.runId, task: task.task, source: this.sourceOf(task), experiment: this.experiment, known };
     const existing = await Job.fromId(queue, id);
     if (!existing) {
       // A job that throws (its code could not be fetched, a worker's machine failed) is retried elsewhere.
@@ -118,7 +118,7 @@ export class QueueCoordinator implements RemoteRunner {
     if (!job) return;
     if (state === 'completed') {
       if (!this.waiting.delete(id)) return;
-      const checked = checkJobResult(job.returnvalue, w.task.task, this.experiment);
+      const checked = checkJobResult(job.returnvalue, w.task, this.experiment);
       if ('problem' in checked) {
         w.resolve({ failed: `the worker's answer was refused: ${checked.problem}` });
         return;

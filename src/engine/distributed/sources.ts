@@ -12,7 +12,7 @@ const run = promisify(execFile);
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
 
 /** `--sources FILE`: `{"<repository folder>": {"url": "…", "commit": "<40 hex>"}}`. */
-export type SourcesFile = Record<string, { url?: string; commit?: string }>;
+export type SourcesFile = Record<string, { url?: string; commit?: string; subdir?: string }>;
 
 export function loadSourcesFile(file: string): SourcesFile {
   let parsed: unknown;
@@ -37,9 +37,12 @@ function fetchableUrl(url: string | undefined): url is string {
  */
 export function sourceOf(task: LoadedTask, sources: SourcesFile | null, manifest: Manifest | null): TaskSource | { problem: string } {
   const name = repositoryFolderOf(task.task.file_path);
-  const candidates: Array<{ url?: string; commit?: string | null } | undefined> = [sources?.[name], manifest?.repositories[name], task.task.repository];
+  const candidates: Array<{ url?: string; commit?: string | null; subdir?: string } | undefined> = [sources?.[name], manifest?.repositories[name], task.task.repository];
   for (const c of candidates) {
-    if (c && fetchableUrl(c.url) && typeof c.commit === 'string' && HEX_COMMIT.test(c.commit)) return { kind: 'git', url: c.url, commit: c.commit };
+    if (c && fetchableUrl(c.url) && typeof c.commit === 'string' && HEX_COMMIT.test(c.commit)) {
+      // A repository folder inside a bigger checkout (extract records it as `subdir`).
+      return { kind: 'git', url: c.url, commit: c.commit, ...(c.subdir ? { subdir: c.subdir } : {}) };
+    }
   }
   return {
     problem:
@@ -76,7 +79,7 @@ const pending = new Map<string, Promise<string>>();
  * hooks), renamed into place whole: a half export is never taken for a tree.
  */
 export function checkoutOf(source: TaskSource, name: string, cacheDir: string): Promise<string> {
-  const key = `${source.url}\0${source.commit}\0${name}`;
+  const key = `${source.url}\0${source.commit}\0${source.subdir ?? ''}\0${name}`;
   let p = pending.get(key);
   if (!p) {
     p = fetchTree(source, name, cacheDir).finally(() => pending.delete(key));
@@ -86,7 +89,7 @@ export function checkoutOf(source: TaskSource, name: string, cacheDir: string): 
 }
 
 async function fetchTree(source: TaskSource, name: string, cacheDir: string): Promise<string> {
-  const treeParent = path.join(cacheDir, 'trees', `${hash(source.url)}-${source.commit}`);
+  const treeParent = path.join(cacheDir, 'trees', `${hash(`${source.url}\0${source.subdir ?? ''}`)}-${source.commit}`);
   const tree = path.join(treeParent, name);
   if (fs.existsSync(path.join(treeParent, '.complete'))) return tree;
   const bare = path.join(cacheDir, 'git', `${hash(source.url)}.git`);
@@ -121,7 +124,8 @@ async function fetchTree(source: TaskSource, name: string, cacheDir: string): Pr
   const staging = fs.mkdtempSync(path.join(treeParent, '.staging-'));
   try {
     const tar = path.join(staging, 'tree.tar');
-    await git(['--git-dir', bare, 'archive', '--format=tar', '-o', tar, source.commit]);
+    // `<commit>:<folder>` exports that folder's tree as the root.
+    await git(['--git-dir', bare, 'archive', '--format=tar', '-o', tar, source.subdir ? `${source.commit}:${source.subdir}` : source.commit]);
     const out = path.join(staging, name);
     fs.mkdirSync(out);
     // git trees hold no absolute or '..' names; tar refuses them anyway, and owns nothing as another user.

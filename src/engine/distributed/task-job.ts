@@ -23,6 +23,8 @@ export interface TaskSource {
   kind: 'git';
   url: string;
   commit: string;
+  /** The repository's folder inside that checkout, when it is not its root ('/'-separated). */
+  subdir?: string;
 }
 
 /**
@@ -94,6 +96,9 @@ export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTas
   if (source.kind !== 'git') return { problem: `unknown source kind ${JSON.stringify(source.kind)}` };
   if (typeof source.url !== 'string' || !source.url || source.url.startsWith('-')) return { problem: 'the job\'s source has no usable URL' };
   if (typeof source.commit !== 'string' || !HEX_COMMIT.test(source.commit)) return { problem: 'the job\'s source pins no commit (40 hex digits)' };
+  if (source.subdir !== undefined && (typeof source.subdir !== 'string' || !/^[\w.-]+(\/[\w.-]+)*$/.test(source.subdir) || source.subdir.split('/').some((p) => p === '.' || p === '..'))) {
+    return { problem: 'the job\'s source names a folder that is not a plain relative path' };
+  }
   const e = data.experiment;
   if (!isObject(e)) return { problem: 'the job has no experiment' };
   const strings = ['provider', 'model', 'mode'] as const;
