@@ -85,6 +85,22 @@ if [ ${#vscode_missing[@]} -gt 0 ]; then
 fi
 bash scripts/vscode-test/install.sh
 
+# The deployment files' offline check (test/integration/deploy-files.test.ts): PyPI's
+# kubernetes-validate ships the Kubernetes JSON schemas (and PyYAML, which reads compose.yaml).
+KV_VERSION=1.37.0
+if ! PYTHONPATH=.tools/kubernetes-validate python3 -m kubernetes_validate --version 2>/dev/null | grep -q "$KV_VERSION"; then
+  echo "setup: installing kubernetes-validate $KV_VERSION into .tools/kubernetes-validate"
+  rm -rf .tools/kubernetes-validate
+  python3 -m pip install --quiet --disable-pip-version-check --target .tools/kubernetes-validate "kubernetes-validate==$KV_VERSION" 2>&1 | grep -v "^WARNING: Running pip as" || true
+fi
+
+# Debian's redis-server package starts a system Redis on :6379 where systemd runs; the tests start
+# their own on a free loopback port, so the system one is stopped and disabled.
+if command -v systemctl >/dev/null && systemctl is-enabled redis-server >/dev/null 2>&1; then
+  SUDO=$([ "$(id -u)" -eq 0 ] || echo sudo)
+  $SUDO systemctl disable --now redis-server >/dev/null 2>&1 || true
+fi
+
 # Debian's docker-registry package enables a registry service on :5000 on all interfaces; the tests
 # start their own on loopback, so the system one is stopped and disabled where systemd runs.
 if command -v systemctl >/dev/null && systemctl is-enabled docker-registry >/dev/null 2>&1; then

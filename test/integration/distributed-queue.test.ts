@@ -100,6 +100,9 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
       const src = path.join(work, 'src', name);
       fs.cpSync(path.join(FIXTURES, name), nested ? path.join(src, nested) : src, { recursive: true });
       if (nested) fs.writeFileSync(path.join(src, 'README'), 'a repository holding several packages\n');
+      // As PHP and Go packages often do: test files kept out of release archives. Workers must still
+      // get them (the package's own tests share names and helpers with generated ones).
+      else fs.writeFileSync(path.join(src, '.gitattributes'), '*_test.go export-ignore\n');
       git(['init', '-q'], src);
       git(['add', '-A'], src);
       git(['commit', '-qm', 'fixture'], src);
@@ -153,6 +156,12 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     const done = (log: string): number => (logOf(log).match(/^task \S+ done in /gm) ?? []).length;
     assert.equal(done('w1.log') + done('w2.log'), keys.length, `${logOf('w1.log')}\n${logOf('w2.log')}`);
     assert.match(logOf('two-workers.log'), /tasks go to the workers on redis:\/\/127\.0\.0\.1/);
+    // The workers' trees hold every file of the commit, export-ignore'd ones too (the package's own tests).
+    const trees = path.join(work, 'cache', 'trees');
+    const goTree = fs.readdirSync(trees).map((d) => path.join(trees, d, 'inventory-go')).find((d) => fs.existsSync(d));
+    assert.ok(goTree && fs.existsSync(path.join(goTree, 'inventory_test.go')), 'inventory_test.go is in the worker\'s tree');
+    const phpTree = fs.readdirSync(trees).map((d) => path.join(trees, d, 'textkit-php')).find((d) => fs.existsSync(d));
+    assert.ok(phpTree && fs.existsSync(path.join(phpTree, 'composer.json')), 'the PHP package is the tree\'s root (its folder in the bigger repository)');
   });
 
   it('a worker killed (SIGKILL) in the middle of a task leaves it to another worker, and the slot is recorded once', async () => {

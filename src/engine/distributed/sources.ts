@@ -67,16 +67,20 @@ async function git(args: string[], cwd?: string): Promise<string> {
   return r.stdout;
 }
 
+async function gitWithIndex(index: string, args: string[]): Promise<void> {
+  await run('git', args, { env: { ...gitEnv(), GIT_INDEX_FILE: index }, maxBuffer: 64 * 1024 * 1024 });
+}
+
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
 
 /** Fetches (once) per process: two jobs of one repository wait for the same fetch. */
 const pending = new Map<string, Promise<string>>();
 
 /**
- * A read-only tree of `source` at its commit, named `<repository folder>` so the task's file_path
- * resolves in it: `<cacheDir>/trees/<url hash>-<commit>/<name>`. Fetched into a bare repository per
- * URL (kept, so later commits fetch only what is new), exported with `git archive` (no .git, no
- * hooks), renamed into place whole: a half export is never taken for a tree.
+ * A tree of `source` at its commit, named `<repository folder>` so the task's file_path resolves in
+ * it: `<cacheDir>/trees/<url hash>-<commit>/<name>`. Fetched into a bare repository per URL (kept, so
+ * later commits fetch only what is new), checked out without .git or hooks, renamed into place
+ * whole: a half checkout is never taken for a tree. Sandboxes copy it; nothing writes in it.
  */
 export function checkoutOf(source: TaskSource, name: string, cacheDir: string): Promise<string> {
   const key = `${source.url}\0${source.commit}\0${source.subdir ?? ''}\0${name}`;
@@ -123,14 +127,14 @@ async function fetchTree(source: TaskSource, name: string, cacheDir: string): Pr
   fs.mkdirSync(treeParent, { recursive: true });
   const staging = fs.mkdtempSync(path.join(treeParent, '.staging-'));
   try {
-    const tar = path.join(staging, 'tree.tar');
-    // `<commit>:<folder>` exports that folder's tree as the root.
-    await git(['--git-dir', bare, 'archive', '--format=tar', '-o', tar, source.subdir ? `${source.commit}:${source.subdir}` : source.commit]);
     const out = path.join(staging, name);
     fs.mkdirSync(out);
-    // git trees hold no absolute or '..' names; tar refuses them anyway, and owns nothing as another user.
-    await run('tar', ['-x', '--no-same-owner', '--no-same-permissions', '-f', tar, '-C', out]);
-    fs.rmSync(tar);
+    // Every file of the commit, as a clone checks it out: not `git archive`, which leaves out what
+    // .gitattributes marks export-ignore (PHP packages mark their tests and benchmarks so). git's own
+    // checkout refuses '..', '.git' and writes through links. `<commit>:<folder>` takes that folder.
+    const index = path.join(staging, 'index');
+    await git(['--git-dir', bare, 'read-tree', `--index-output=${index}`, source.subdir ? `${source.commit}:${source.subdir}` : source.commit]);
+    await gitWithIndex(index, ['--git-dir', bare, '--work-tree', out, 'checkout-index', '--all', '--force']);
     fs.rmSync(tree, { recursive: true, force: true });
     fs.renameSync(out, tree);
     fs.writeFileSync(path.join(treeParent, '.complete'), `${source.url}\n${source.commit}\n`);
