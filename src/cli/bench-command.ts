@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { runBenchmark, type BenchmarkServices } from '../engine/bench/run-benchmark';
 import { QueueCoordinator, runIdOf } from '../engine/distributed/coordinator';
+import { applyRateLimit, parseRateLimit } from '../engine/distributed/generate-queue';
 import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import { loadSourcesFile, sourceOf } from '../engine/distributed/sources';
 import type { JobExperiment } from '../engine/distributed/task-job';
@@ -36,11 +37,17 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   queue?: string;
   /** With --queue: where workers fetch each repository (`{"<folder>": {"url", "commit"}}`). */
   sources?: string;
+  /** With --queue: model calls per period across all workers (`50/min`). */
+  rateLimit?: string;
 }
 
 /** `--queue`: the run's tasks go to workers through BullMQ on Redis; this process collects. */
 function remoteServices(opts: BenchCommandOptions, log: (line: string) => void): BenchmarkServices['remote'] {
-  if (!opts.queue) return undefined;
+  if (!opts.queue) {
+    if (opts.rateLimit) throw new Error('--rate-limit paces the workers of a --queue run; a local run paces its calls with --concurrency');
+    return undefined;
+  }
+  const rateLimit = opts.rateLimit ? parseRateLimit(opts.rateLimit) : undefined;
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
   if (warning) log(`warning: ${warning}`);
@@ -64,11 +71,16 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     repairRounds: opts.repairRounds,
     mutation: !!opts.mutation,
     executor: opts.executor,
+    ...(rateLimit ? { rateLimit } : {}),
   };
   return {
     sourceOf: (task) => sourceOf(task, sources, manifest),
     runner: async (runDir, byTask) => {
       log(`bench: tasks go to the workers on ${address.display} (start them with \`xrepotest worker --queue …\`)`);
+      if (rateLimit) {
+        await applyRateLimit(address, experiment.provider, rateLimit);
+        log(`bench: at most ${rateLimit.max} ${experiment.provider} calls per ${rateLimit.durationMs / 1000} s across all workers`);
+      }
       return new QueueCoordinator(address, runIdOf(runDir), experiment, (bt) => byTask.get(bt)!, log);
     },
   };

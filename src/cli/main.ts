@@ -147,6 +147,7 @@ export function buildProgram(): Command {
       .option('--mutation', 'mutation score for passing tests (slower)')
       .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
       .option('--queue <url>', 'run the tasks on workers (`xrepotest worker`) through this queue: redis://[user:password@]host:port[/db] or rediss://; this process writes the run folder')
+      .option('--rate-limit <calls/period>', 'with --queue: at most this many model calls across all workers, e.g. 50/min, 2/s, 3/10s')
       .option('--sources <file>', 'with --queue: where workers fetch each repository, {"<folder>": {"url": "…", "commit": "<40 hex>"}} (else the manifest\'s or the task records\' url and commit)')
       .option('--no-progress', 'do not show progress'),
   ).action(async (opts) => {

@@ -1,7 +1,9 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
+import { GenerateQueue } from '../engine/distributed/generate-queue';
 import { startQueueWorker, type ExperimentServices } from '../engine/distributed/worker';
+import type { Provider } from '../engine/generate/types';
 import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import type { JobExperiment } from '../engine/distributed/task-job';
 import type { Executor } from '../engine/execute/types';
@@ -25,6 +27,9 @@ export interface WorkerCommandOptions {
   retries?: number;
   /** Seconds after which a task of a worker that stopped answering goes to another worker. */
   stalledAfter: number;
+  /** Servers this worker's keys may go to, when a run names them (repeatable flags). */
+  baseUrl?: string[];
+  embedUrl?: string[];
 }
 
 function languagesOf(list: string | undefined): LanguageId[] {
@@ -58,33 +63,44 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   };
   const builders: Array<{ close(): Promise<void> }> = [];
   const services = new Map<string, ExperimentServices>();
+  // The run's experiment, with this machine's own keys (environment), cache and replay file.
+  const generationOptions = (e: JobExperiment): GenerationCliOptions => ({
+    provider: e.provider,
+    model: e.model,
+    baseUrl: e.baseUrl,
+    replay: opts.replay,
+    mode: e.mode,
+    temperature: e.temperature,
+    maxTokens: e.maxTokens,
+    topP: e.topP,
+    k: e.k,
+    publishedContext: e.publishedContext,
+    embedUrl: e.embedUrl,
+    embedModel: e.embedModel,
+    cacheDir: opts.responseCacheDir,
+    cache: opts.cache,
+    requestTimeout: opts.requestTimeout,
+    retries: opts.retries,
+  });
+  const directProviders = new Map<string, Provider>();
+  const direct = (e: JobExperiment): Provider => {
+    const key = JSON.stringify(e);
+    let p = directProviders.get(key);
+    if (!p) directProviders.set(key, (p = providerFrom(generationOptions(e), opts.concurrency)));
+    return p;
+  };
+  // Runs with --rate-limit: every model call waits its turn in the provider's queue (any worker makes it).
+  const allowedEndpoints = [...(opts.baseUrl ?? []), ...(opts.embedUrl ?? [])];
+  const generate = new GenerateQueue(address, direct, Math.max(2, opts.concurrency), log, allowedEndpoints);
   const servicesFor = (e: JobExperiment): ExperimentServices => {
     const key = JSON.stringify(e);
     let s = services.get(key);
     if (s) return s;
-    // The run's experiment, with this machine's own keys (environment), cache and replay file.
-    const g: GenerationCliOptions = {
-      provider: e.provider,
-      model: e.model,
-      baseUrl: e.baseUrl,
-      replay: opts.replay,
-      mode: e.mode,
-      temperature: e.temperature,
-      maxTokens: e.maxTokens,
-      topP: e.topP,
-      k: e.k,
-      publishedContext: e.publishedContext,
-      embedUrl: e.embedUrl,
-      embedModel: e.embedModel,
-      cacheDir: opts.responseCacheDir,
-      cache: opts.cache,
-      requestTimeout: opts.requestTimeout,
-      retries: opts.retries,
-    };
+    const g = generationOptions(e);
     const builder = promptBuilder(g, signal.signal);
     builders.push(builder);
     s = {
-      provider: providerFrom(g, opts.concurrency),
+      provider: e.rateLimit ? generate.provider(e) : direct(e),
       params: params(g),
       promptFor: (task, checkout) => builder.promptFor(task, checkout),
       imageFor:
@@ -111,7 +127,7 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   }
   if (!languages.length) throw new Error('this machine can run none of the languages: see above (or name them with --languages)');
   const name = `${os.hostname()}:${process.pid}`;
-  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000 });
+  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints });
   log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; Ctrl-C to stop`);
 
   await new Promise<void>((resolve) => {
@@ -130,6 +146,7 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  await generate.close();
   await Promise.all(builders.map((b) => b.close().catch(() => undefined)));
   await Promise.all([...executors.values()].map((e) => e.then((x) => x.close?.(), () => undefined)));
   log(`worker ${name}: stopped after ${worker.done} tasks`);
@@ -146,6 +163,8 @@ export function registerWorkerCommand(program: Command, positiveInt: (v: string)
     .option('--executor <kind>', 'run only jobs of this executor (docker or local); default: what each run asks for')
     .option('--languages <list>', 'take only these languages, comma-separated (default: all)')
     .option('--cache-dir <dir>', 'fetched repositories and their trees', path.join(cacheRoot, 'sources'))
+    .option('--base-url <url>', "a provider base URL this worker may call when a run names it (it sends its own key there); repeatable", (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--embed-url <url>', 'an embedding server this worker may call when a run names it; repeatable', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--replay <file>', 'for runs with --provider replay: the recorded generations on this machine')
     .option('--response-cache-dir <dir>', 'response cache of the model calls made here', path.join(cacheRoot, 'responses'))
     .option('--no-cache', 'do not cache model responses')

@@ -1,6 +1,8 @@
 import * as assert from 'node:assert';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Job, Queue } from 'bullmq';
@@ -214,6 +216,45 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
       killGroup(w, 'SIGKILL');
     } finally {
       await persistent.stop();
+    }
+  });
+
+  it('a run\'s --rate-limit paces the model calls of all workers together; a worker sends its key to no server it was not started with', async () => {
+    // A local OpenAI-compatible server: it answers every call (with a test that need not pass) and notes when it came.
+    const calls: number[] = [];
+    const server = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        calls.push(Date.now());
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ id: 'c', object: 'chat.completion', model: 'm', choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content: '```php\n<?php\nfinal class NoTest {}\n```' } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    try {
+      const run = (runDir: string): ChildProcess =>
+        cliProcess(['bench', '--dataset', DATASET, '--lang', 'php', '--executor', 'local', '--provider', 'openai-compatible', '--model', 'm', '--base-url', baseUrl, '--rate-limit', '1/2s', '--queue', redis.url, '--sources', sourcesFile, '--run-dir', runDir, '--no-progress'], `${runDir}.log`);
+      // First a worker that was not told about this server: it refuses the run, and no call is made.
+      worker('no-endpoint', ['--no-cache']);
+      const refused = path.join(work, 'rate-refused');
+      assert.equal(await exited(run(refused)), 1, logOf('rate-refused.log'));
+      assert.match(logOf('rate-refused.log'), /sends its keys only to servers it was started with \(--base-url/);
+      assert.equal(calls.length, 0, 'no call reached the server');
+      for (const p of [...children]) killGroup(p, 'SIGKILL');
+
+      worker('paced-1', ['--no-cache', '--base-url', baseUrl]);
+      worker('paced-2', ['--no-cache', '--base-url', baseUrl]);
+      const runDir = path.join(work, 'rate-limited');
+      assert.equal(await exited(run(runDir)), 0, logOf('rate-limited.log'));
+      assert.equal(resultKeys(runDir).length, 5, 'the five PHP tasks, scored');
+      assert.equal(calls.length, 5, 'one call per task');
+      // BullMQ's limit is one call per 2 s window across both workers: five calls span at least four windows.
+      const sorted = [...calls].sort((a, b) => a - b);
+      assert.ok(sorted[4] - sorted[0] >= 4 * 2000 * 0.9, `calls at ${sorted.map((t) => t - sorted[0]).join(', ')} ms`);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 

@@ -1,7 +1,8 @@
 import * as assert from 'node:assert';
 import { openQueueWarning, parseQueueUrl, QueueUrlError } from '../../src/engine/distributed/queue-url';
 import { sourceOf } from '../../src/engine/distributed/sources';
-import { checkJobData, checkJobResult, JOB_FORMAT, jobIdOf, type JobExperiment } from '../../src/engine/distributed/task-job';
+import { parseRateLimit } from '../../src/engine/distributed/generate-queue';
+import { checkJobData, checkJobResult, endpointProblem, JOB_FORMAT, jobIdOf, type JobExperiment } from '../../src/engine/distributed/task-job';
 import type { LoadedTask } from '../../src/engine/tasks/load';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 
@@ -87,6 +88,7 @@ describe('distributed queue: a job from Redis is checked before anything runs', 
     ['another source kind', job({ source: { kind: 'path', path: '/etc' } }), /unknown source kind/],
     ['absurd samples', job({ experiment: { ...experiment, samples: 1e9 } }), /more samples/],
     ['no executor', job({ experiment: { ...experiment, executor: 'ssh' } }), /executor/],
+    ['a rate limit that is not calls per period', job({ experiment: { ...experiment, rateLimit: { max: 0, durationMs: 1000 } } }), /rate limit/],
     ['known records that are not lists', job({ known: { generations: {}, results: [] } }), /not lists/],
   ];
   for (const [what, data, reason] of refusals) {
@@ -153,5 +155,26 @@ describe('distributed queue: job ids and sources', () => {
       assert.ok('problem' in s, JSON.stringify(repository));
       assert.match(s.problem, /--sources/);
     }
+  });
+});
+
+describe('distributed queue: the provider\'s pace and servers', () => {
+  it('reads calls per period', () => {
+    assert.deepStrictEqual(parseRateLimit('50/min'), { max: 50, durationMs: 60_000 });
+    assert.deepStrictEqual(parseRateLimit('2/s'), { max: 2, durationMs: 1_000 });
+    assert.deepStrictEqual(parseRateLimit('3/10s'), { max: 3, durationMs: 10_000 });
+    assert.deepStrictEqual(parseRateLimit('1000 / hour'), { max: 1000, durationMs: 3_600_000 });
+    for (const bad of ['50', '0/min', '5/fortnight', '-1/s', 'x/s']) assert.throws(() => parseRateLimit(bad), /calls per period/, bad);
+  });
+
+  it('keeps a task\'s job id when only the pace changes (a resumed run may change --rate-limit)', () => {
+    assert.equal(jobIdOf('r', task, { ...experiment, rateLimit: { max: 5, durationMs: 1000 } }), jobIdOf('r', task, experiment));
+  });
+
+  it('sends a worker\'s keys only to the servers it was started with', () => {
+    assert.equal(endpointProblem({}, []), null, 'the providers\' own endpoints');
+    assert.equal(endpointProblem({ baseUrl: 'http://10.0.0.2:8000/v1/' }, ['http://10.0.0.2:8000/v1']), null);
+    assert.match(endpointProblem({ baseUrl: 'https://collector.example/v1' }, ['http://10.0.0.2:8000/v1'])!, /--base-url https:\/\/collector\.example\/v1/);
+    assert.match(endpointProblem({ embedUrl: 'https://collector.example' }, [])!, /--embed-url/);
   });
 });

@@ -48,6 +48,8 @@ export interface JobExperiment {
   mutation: boolean;
   executor: 'docker' | 'local';
   timeouts?: { compileMs?: number; testMs?: number };
+  /** Model calls per period across all workers (`--rate-limit`): calls then go through the provider's queue. */
+  rateLimit?: { max: number; durationMs: number };
 }
 
 export interface TaskJobData {
@@ -77,7 +79,9 @@ export interface TaskJobResult {
  */
 export function jobIdOf(run: string, task: LoadedTask, experiment: JobExperiment): string {
   const h = createHash('sha256');
-  h.update(JSON.stringify([JOB_FORMAT, run, taskKey(task), task.task.file_content, task.task.focal_code, experiment]));
+  // The rate limit paces the run; it is not part of what the run measures (a resume may change it).
+  const { rateLimit: _pace, ...measured } = experiment;
+  h.update(JSON.stringify([JOB_FORMAT, run, taskKey(task), task.task.file_content, task.task.focal_code, measured]));
   return h.digest('hex').slice(0, 40);
 }
 
@@ -107,6 +111,10 @@ export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTas
   for (const k of counts) if (typeof e[k] !== 'number' || !Number.isFinite(e[k]) || (e[k] as number) < 0) return { problem: `the job's experiment has no valid ${k}` };
   if ((e.samples as number) > 100 || (e.repairRounds as number) > 20) return { problem: 'the job asks for more samples or repair rounds than a run can have (100, 20)' };
   if (e.executor !== 'docker' && e.executor !== 'local') return { problem: 'the job\'s experiment names no executor' };
+  if (e.rateLimit !== undefined) {
+    const r = e.rateLimit as Record<string, unknown> | null;
+    if (!isObject(r) || !Number.isInteger(r.max) || (r.max as number) < 1 || typeof r.durationMs !== 'number' || !(r.durationMs > 0)) return { problem: 'the job\'s rate limit is not calls per period' };
+  }
   const known = data.known;
   if (!isObject(known) || !Array.isArray(known.generations) || !Array.isArray(known.results)) return { problem: 'the job\'s known records are not lists' };
   return { job: data as unknown as TaskJobData, task: { task: checked.task, language: checked.language, file: '(queue)', line: 0 } };
@@ -138,4 +146,19 @@ export function checkJobResult(value: unknown, task: LoadedTask, experiment: Job
     if (!Array.isArray(r.checks) || !Array.isArray(r.coverage_stats)) return { problem: 'a result without checks or coverage' };
   }
   return { result: value as unknown as TaskJobResult };
+}
+
+/**
+ * Why this worker will not call the servers a job names, or null. A job sets the provider's base URL
+ * and the embedding URL, and the worker sends its own key there: a job written by someone with access
+ * to Redis could otherwise collect the keys. Only the servers the worker was started with are called.
+ */
+export function endpointProblem(e: Pick<JobExperiment, 'baseUrl' | 'embedUrl'>, allowed: readonly string[]): string | null {
+  const norm = (u: string): string => u.replace(/\/+$/, '');
+  for (const [what, flag, url] of [['base URL', '--base-url', e.baseUrl], ['embedding URL', '--embed-url', e.embedUrl]] as const) {
+    if (url !== undefined && !allowed.map(norm).includes(norm(url))) {
+      return `the run asks for the ${what} ${JSON.stringify(url)}; this worker sends its keys only to servers it was started with (${flag} ${url})`;
+    }
+  }
+  return null;
 }

@@ -10,7 +10,7 @@ import type { LoadedTask } from '../tasks/load';
 import { focalFileIn, repositoryFolderOf } from '../tasks/task-path';
 import { connectionOptions, type QueueAddress } from './queue-url';
 import { checkoutOf } from './sources';
-import { checkJobData, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobResult } from './task-job';
+import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobResult } from './task-job';
 
 /** What a worker builds for one experiment (once, then reused for its every job). */
 export interface ExperimentServices {
@@ -38,6 +38,8 @@ export interface QueueWorkerOptions {
   log(line: string): void;
   /** A job's lock lapses this long after its worker stopped renewing it (default 60 s). */
   stalledAfterMs?: number;
+  /** The base and embedding URLs this worker may send its keys to (its --base-url, --embed-url). */
+  allowedEndpoints: readonly string[];
 }
 
 export interface QueueWorker {
@@ -62,6 +64,8 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     const { job: data, task } = checked;
     const e = data.experiment;
     if (opts.only && opts.only !== e.executor) throw new UnrecoverableError(`this worker runs the ${opts.only} executor; the run asks for ${e.executor}`);
+    const endpoint = endpointProblem(e, opts.allowedEndpoints);
+    if (endpoint) throw new UnrecoverableError(endpoint);
     const started = Date.now();
     const name = repositoryFolderOf(task.task.file_path);
     const checkout = await checkoutOf(data.source, name, opts.cacheDir);
