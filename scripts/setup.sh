@@ -94,6 +94,14 @@ if ! PYTHONPATH=.tools/kubernetes-validate python3 -m kubernetes_validate --vers
   python3 -m pip install --quiet --disable-pip-version-check --target .tools/kubernetes-validate "kubernetes-validate==$KV_VERSION" 2>&1 | grep -v "^WARNING: Running pip as" || true
 fi
 
+# deploy/compose.yaml run for real (test/integration/deploy-compose.test.ts): Podman's compose, from PyPI.
+PC_VERSION=1.6.0
+if ! PYTHONPATH=.tools/podman-compose python3 -c "import importlib.metadata as m, sys; sys.exit(m.version('podman-compose') != '$PC_VERSION')" 2>/dev/null; then
+  echo "setup: installing podman-compose $PC_VERSION into .tools/podman-compose"
+  rm -rf .tools/podman-compose
+  python3 -m pip install --quiet --disable-pip-version-check --target .tools/podman-compose "podman-compose==$PC_VERSION" 2>&1 | grep -v "^WARNING: Running pip as" || true
+fi
+
 # Debian's redis-server package starts a system Redis on :6379 where systemd runs; the tests start
 # their own on a free loopback port, so the system one is stopped and disabled.
 if command -v systemctl >/dev/null && systemctl is-enabled redis-server >/dev/null 2>&1; then

@@ -7,7 +7,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Job, Queue } from 'bullmq';
 import { QUEUE_PREFIX, queueName } from '../../src/engine/distributed/task-job';
-import { CLI, FIXTURES, REPO_ROOT } from '../helpers/paths';
+import { CLI, REPO_ROOT } from '../helpers/paths';
+import { fixtureSources } from '../helpers/git-sources';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis';
 import { skipBecause } from '../helpers/skip';
 
@@ -41,11 +42,6 @@ function resultKeys(runDir: string): string[] {
     .sort();
 }
 
-function git(args: string[], cwd: string): string {
-  const r = spawnSync('git', ['-c', 'user.email=t@example.org', '-c', 'user.name=test', ...args], { cwd, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout.trim();
-}
 
 function exited(p: ChildProcess): Promise<number | null> {
   return p.exitCode !== null ? Promise.resolve(p.exitCode) : new Promise((resolve) => p.once('exit', (code) => resolve(code)));
@@ -94,26 +90,9 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     if (!fs.existsSync(CLI)) skipBecause(this, 'dist/cli.js is not built (npm run build)');
     redis = await startRedis();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-queue-'));
-    // Each fixture as a repository a worker fetches by URL at a commit (never from this folder).
-    // The PHP fixture lives in a folder of a bigger repository (as extract records it: `subdir`).
-    const sources: Record<string, { url: string; commit: string; subdir?: string }> = {};
-    for (const name of REPOS) {
-      const nested = name === 'textkit-php' ? path.join('packages', name) : null;
-      const src = path.join(work, 'src', name);
-      fs.cpSync(path.join(FIXTURES, name), nested ? path.join(src, nested) : src, { recursive: true });
-      if (nested) fs.writeFileSync(path.join(src, 'README'), 'a repository holding several packages\n');
-      // As PHP and Go packages often do: test files kept out of release archives. Workers must still
-      // get them (the package's own tests share names and helpers with generated ones).
-      else fs.writeFileSync(path.join(src, '.gitattributes'), '*_test.go export-ignore\n');
-      git(['init', '-q'], src);
-      git(['add', '-A'], src);
-      git(['commit', '-qm', 'fixture'], src);
-      const bare = path.join(work, 'remote', `${name}.git`);
-      git(['clone', '-q', '--bare', src, bare], work);
-      sources[name] = { url: `file://${bare}`, commit: git(['rev-parse', 'HEAD'], src), ...(nested ? { subdir: nested } : {}) };
-    }
-    sourcesFile = path.join(work, 'sources.json');
-    fs.writeFileSync(sourcesFile, JSON.stringify(sources));
+    // Each fixture as a repository a worker fetches by URL at a commit (never from this folder); the PHP
+    // one in a folder of a bigger repository, the Go one with its tests marked export-ignore.
+    sourcesFile = fixtureSources(work, REPOS, ['textkit-php']).file;
     // The reference: the same tasks run locally from the fixtures.
     localRun = path.join(work, 'local');
     const r = spawnSync(process.execPath, [CLI, 'bench', '--dataset', DATASET, '--manifest', MANIFEST, '--lang', LANGS, '--executor', 'local', '--run-dir', localRun, '--no-progress'], { cwd: REPO_ROOT, encoding: 'utf8' });
