@@ -51,7 +51,6 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
   if (warning) log(`warning: ${warning}`);
-  if (opts.images) throw new Error('a distributed run with fixed language images is not supported yet: workers build each repository\'s environment image themselves');
   const sources = opts.sources ? loadSourcesFile(opts.sources) : null;
   const manifest = opts.manifest ? loadManifest(opts.manifest).manifest : null;
   const g = params(opts);
@@ -74,7 +73,8 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     ...(rateLimit ? { rateLimit } : {}),
   };
   return {
-    sourceOf: (task) => sourceOf(task, sources, manifest),
+    // `reproduce --queue`: the published images, pinned by digest, are the tasks' source and their environment.
+    sourceOf: (task) => sourceOf(task, sources, manifest, opts.images),
     runner: async (runDir, byTask) => {
       log(`bench: tasks go to the workers on ${address.display} (start them with \`xrepotest worker --queue …\`)`);
       if (rateLimit) {

@@ -59,6 +59,9 @@ export interface ReproduceOptions {
   /** Seconds one provider request may take, and its retries (`--request-timeout`, `--retries`). */
   requestTimeout?: number;
   retries?: number;
+  /** Run the tasks on workers through this queue (docs/distributed.md): the images are their source. */
+  queue?: string;
+  rateLimit?: string;
 }
 
 export interface Estimate {
@@ -232,6 +235,8 @@ export async function runReproduce(opts: ReproduceOptions, signal: AbortSignal):
       requestTimeout: opts.requestTimeout,
       retries: opts.retries,
       k: 10,
+      queue: opts.queue,
+      rateLimit: opts.rateLimit,
     },
     signal,
   );
@@ -270,6 +275,8 @@ export function registerReproduceCommand(program: Command): void {
     .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
     .option('--cache-dir <dir>', 'response cache', path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'responses'))
     .option('--no-cache', 'call the API even when the same request was answered before')
+    .option('--queue <url>', 'run the tasks on `xrepotest worker` processes through this queue (redis://…): each worker reads the code from the pinned images itself')
+    .option('--rate-limit <calls/period>', 'with --queue: at most this many model calls across all workers, e.g. 50/min')
     .option('--no-progress', 'no progress lines');
   addRequestOptions(cmd).action(async (opts: ReproduceOptions) => {
     const controller = new AbortController();

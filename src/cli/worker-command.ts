@@ -6,6 +6,8 @@ import { startQueueWorker, type ExperimentServices } from '../engine/distributed
 import type { Provider } from '../engine/generate/types';
 import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import type { JobExperiment } from '../engine/distributed/task-job';
+import { connectEngine } from '../engine/execute/docker-engine';
+import { ensureImage, publishedCheckout as publishedCheckoutOf } from '../engine/execute/published-images';
 import type { Executor } from '../engine/execute/types';
 import { LANGUAGE_IDS, parseLanguageId, type LanguageId } from '../engine/languages';
 import { runMutationTesting, toResultMutation } from '../engine/mutate/run';
@@ -127,7 +129,25 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   }
   if (!languages.length) throw new Error('this machine can run none of the languages: see above (or name them with --languages)');
   const name = `${os.hostname()}:${process.pid}`;
-  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints });
+  // Tasks of the published dataset come in the published images (pulled by digest where missing).
+  let engine: ReturnType<typeof connectEngine> | undefined;
+  const copies = new Map<string, Promise<string>>();
+  const publishedCheckout = (image: string, language: LanguageId, repoDir: string): Promise<string> => {
+    // Once per process: two tasks of one repository wait for the same copy.
+    const key = JSON.stringify([image, language, repoDir]);
+    let p = copies.get(key);
+    if (!p) {
+      p = (async () => {
+        const { docker } = await (engine ??= connectEngine());
+        await ensureImage(docker, image, (line) => /^pulling |Pull complete|Downloaded newer/.test(line) && log(`${image}: ${line}`));
+        return publishedCheckoutOf(docker, image, language, repoDir, path.join(opts.cacheDir, 'published'));
+      })();
+      p.catch(() => copies.delete(key)); // a failure is tried again by the next task
+      copies.set(key, p);
+    }
+    return p;
+  };
+  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints, publishedCheckout });
   log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; Ctrl-C to stop`);
 
   await new Promise<void>((resolve) => {

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -7,8 +8,9 @@ import { findLanguageImage } from '../../src/engine/execute/images';
 import { publishedReference } from '../../src/engine/execute/published-images';
 import { extractRepository } from '../../src/engine/extract/extract';
 import { generatedTest } from '../helpers/evaluate';
-import { fixture } from '../helpers/paths';
+import { CLI, fixture } from '../helpers/paths';
 import { pushImage, startLocalRegistry, type LocalRegistry } from '../helpers/registry';
+import { hasRedis, startRedis } from '../helpers/redis';
 import { skipBecause } from '../helpers/skip';
 
 const REPO = 'inventory-go';
@@ -157,6 +159,31 @@ describe('reproduce: the standard setting over a published-format dataset in a p
     assert.equal(again.code, 0, again.stderr);
     assert.ok(again.stderr.includes(`image go: ${digest}`));
     assert.equal(fs.readFileSync(path.join(runDir, 'results.jsonl'), 'utf8').trim().split('\n').length, 2);
+  });
+
+  it('with --queue, a worker reads the code from the pinned image itself and scores every task as the one-machine run did', async function () {
+    if (!hasRedis()) skipBecause(this, 'redis-server is not installed (scripts/setup.sh installs it)');
+    const oneMachine = path.join(tmp, 'run');
+    if (!fs.existsSync(path.join(oneMachine, 'summary.json'))) skipBecause(this, 'the one-machine run above did not finish');
+    const redis = await startRedis();
+    const workerLog = path.join(tmp, 'worker.log');
+    // The worker has its own replay file and cache; the coordinator's checkouts are never read by it.
+    const worker = spawn(process.execPath, [CLI, 'worker', '--queue', redis.url, '--executor', 'docker', '--languages', 'go', '--replay', replay, '--no-cache', '--cache-dir', path.join(tmp, 'worker-cache')], {
+      env: { ...process.env, DOCKER_HOST: registry!.dockerHost },
+      stdio: ['ignore', fs.openSync(workerLog, 'a'), fs.openSync(workerLog, 'a')],
+    });
+    try {
+      const runDir = path.join(tmp, 'run-queue');
+      const r = await cli(['reproduce', '--provider', 'replay', '--replay', replay, '--yes', '--registry', registry!.prefix, '--dataset-dir', datasetDir, '--run-dir', runDir, '--images-lock', path.join(tmp, 'images.lock.json'), '--queue', redis.url, '--no-progress'], registry!.dockerHost);
+      assert.equal(r.code, 0, `${r.stderr}\n--- worker:\n${fs.readFileSync(workerLog, 'utf8')}`);
+      assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(oneMachine, 'summary.json'), 'utf8'));
+      assert.equal((fs.readFileSync(workerLog, 'utf8').match(/task \S+ done in /g) ?? []).length, 2, 'the worker ran both tasks');
+      assert.ok(fs.readdirSync(path.join(tmp, 'worker-cache', 'published')).length > 0, "the worker's own copy of the image's repository");
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)));
+      await redis.stop();
+    }
   });
 
   it('images pull --published pins the same digest in its lock file, with progress', async function () {

@@ -85,6 +85,8 @@ describe('distributed queue: a job from Redis is checked before anything runs', 
     ['a branch name instead of a commit', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: 'main' } }), /40 hex/],
     ['a source folder leaving the checkout', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: COMMIT, subdir: 'a/../../etc' } }), /plain relative path/],
     ['an absolute source folder', job({ source: { kind: 'git', url: 'https://e.org/r.git', commit: COMMIT, subdir: '/etc' } }), /plain relative path/],
+    ['an image not pinned by digest', job({ source: { kind: 'image', image: 'dungxg502/xrepotest-go:latest', repoDir: 'inventory-go' } }), /pinned by digest/],
+    ['an image folder that is not the task\'s repository', job({ source: { kind: 'image', image: `r/x@sha256:${'c'.repeat(64)}`, repoDir: '..' } }), /repository folder/],
     ['another source kind', job({ source: { kind: 'path', path: '/etc' } }), /unknown source kind/],
     ['absurd samples', job({ experiment: { ...experiment, samples: 1e9 } }), /more samples/],
     ['no executor', job({ experiment: { ...experiment, executor: 'ssh' } }), /executor/],
@@ -143,6 +145,13 @@ describe('distributed queue: job ids and sources', () => {
     const nested: LoadedTask = { ...task, task: { ...record, repository: { name: 'inventory-go', url: 'https://r.example/mono.git', commit: COMMIT, subdir: 'test/fixtures/inventory-go' } } };
     assert.deepStrictEqual(sourceOf(nested, null, null), { kind: 'git', url: 'https://r.example/mono.git', commit: COMMIT, subdir: 'test/fixtures/inventory-go' });
     assert.ok('job' in checkJobData(job({ source: sourceOf(nested, null, null) })));
+  });
+
+  it('takes a published image, pinned by digest, as the source of the release\'s tasks (reproduce --queue)', () => {
+    const image = `127.0.0.1:5000/dungxg502/xrepotest-go@sha256:${'d'.repeat(64)}`;
+    const s = sourceOf(task, null, null, { go: image });
+    assert.deepStrictEqual(s, { kind: 'image', image, repoDir: 'inventory-go' });
+    assert.ok('job' in checkJobData(job({ source: s })));
   });
 
   it('says how to give a source when none is fetchable (a bare path, no commit, an option)', () => {

@@ -6,7 +6,10 @@ import { promisify } from 'node:util';
 import type { Manifest } from '../tasks/manifest';
 import type { LoadedTask } from '../tasks/load';
 import { repositoryFolderOf } from '../tasks/task-path';
+import type { LanguageId } from '../languages';
 import type { TaskSource } from './task-job';
+
+type GitSource = Extract<TaskSource, { kind: 'git' }>;
 
 const run = promisify(execFile);
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
@@ -35,8 +38,16 @@ function fetchableUrl(url: string | undefined): url is string {
  * Where each task's code comes from for workers on other machines, from (first match) the sources
  * file, the manifest's url + commit, or the task record's own repository url + commit; or why none.
  */
-export function sourceOf(task: LoadedTask, sources: SourcesFile | null, manifest: Manifest | null): TaskSource | { problem: string } {
+export function sourceOf(
+  task: LoadedTask,
+  sources: SourcesFile | null,
+  manifest: Manifest | null,
+  /** Published images by language, pinned by digest (`reproduce --queue`): the release's repositories are in them. */
+  images?: Partial<Record<LanguageId, string>>,
+): TaskSource | { problem: string } {
   const name = repositoryFolderOf(task.task.file_path);
+  const image = images?.[task.language];
+  if (image) return { kind: 'image', image, repoDir: name };
   const candidates: Array<{ url?: string; commit?: string | null; subdir?: string } | undefined> = [sources?.[name], manifest?.repositories[name], task.task.repository];
   for (const c of candidates) {
     if (c && fetchableUrl(c.url) && typeof c.commit === 'string' && HEX_COMMIT.test(c.commit)) {
@@ -82,7 +93,7 @@ const pending = new Map<string, Promise<string>>();
  * later commits fetch only what is new), checked out without .git or hooks, renamed into place
  * whole: a half checkout is never taken for a tree. Sandboxes copy it; nothing writes in it.
  */
-export function checkoutOf(source: TaskSource, name: string, cacheDir: string): Promise<string> {
+export function checkoutOf(source: GitSource, name: string, cacheDir: string): Promise<string> {
   const key = `${source.url}\0${source.commit}\0${source.subdir ?? ''}\0${name}`;
   let p = pending.get(key);
   if (!p) {
@@ -92,7 +103,7 @@ export function checkoutOf(source: TaskSource, name: string, cacheDir: string): 
   return p;
 }
 
-async function fetchTree(source: TaskSource, name: string, cacheDir: string): Promise<string> {
+async function fetchTree(source: GitSource, name: string, cacheDir: string): Promise<string> {
   const treeParent = path.join(cacheDir, 'trees', `${hash(`${source.url}\0${source.subdir ?? ''}`)}-${source.commit}`);
   const tree = path.join(treeParent, name);
   if (fs.existsSync(path.join(treeParent, '.complete'))) return tree;

@@ -5,6 +5,7 @@ import type { ResultRecord } from '../store/results';
 import { checkTaskRecord, type LoadedTask } from '../tasks/load';
 import type { TaskRecord } from '../tasks/record';
 import { taskKey } from '../task/slot-store';
+import { repositoryFolderOf } from '../tasks/task-path';
 
 /** Bumped when a job's shape changes: a worker refuses a job of another format, saying so. */
 export const JOB_FORMAT = 1;
@@ -18,14 +19,26 @@ export function queueName(language: LanguageId): string {
 }
 
 /** Where a worker gets a task's code on its own: never the coordinator's file system. */
-export interface TaskSource {
-  /** A repository URL at a pinned commit (fetched once per worker, cached). */
-  kind: 'git';
-  url: string;
-  commit: string;
-  /** The repository's folder inside that checkout, when it is not its root ('/'-separated). */
-  subdir?: string;
-}
+export type TaskSource =
+  | {
+      /** A repository URL at a pinned commit (fetched once per worker, cached). */
+      kind: 'git';
+      url: string;
+      commit: string;
+      /** The repository's folder inside that checkout, when it is not its root ('/'-separated). */
+      subdir?: string;
+    }
+  | {
+      /**
+       * A published image pinned by digest, holding `/app/repo_data/<lang>/<repoDir>` (the release's
+       * repositories, which pin no commits): read once per worker, and the tests run in it.
+       */
+      kind: 'image';
+      image: string;
+      repoDir: string;
+    };
+
+const PINNED_IMAGE = /^[a-z0-9][\w./:-]*@sha256:[0-9a-f]{64}$/;
 
 /**
  * What defines the run's experiment for a worker: the run's settings and the generation flags that
@@ -97,10 +110,13 @@ export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTas
   if ('problem' in checked) return { problem: `the job's task: ${checked.problem}` };
   const source = data.source;
   if (!isObject(source)) return { problem: 'the job names no source for the task\'s code' };
-  if (source.kind !== 'git') return { problem: `unknown source kind ${JSON.stringify(source.kind)}` };
-  if (typeof source.url !== 'string' || !source.url || source.url.startsWith('-')) return { problem: 'the job\'s source has no usable URL' };
-  if (typeof source.commit !== 'string' || !HEX_COMMIT.test(source.commit)) return { problem: 'the job\'s source pins no commit (40 hex digits)' };
-  if (source.subdir !== undefined && (typeof source.subdir !== 'string' || !/^[\w.-]+(\/[\w.-]+)*$/.test(source.subdir) || source.subdir.split('/').some((p) => p === '.' || p === '..'))) {
+  if (source.kind === 'image') {
+    if (typeof source.image !== 'string' || !PINNED_IMAGE.test(source.image)) return { problem: 'the job\'s image is not pinned by digest (<repository>@sha256:<64 hex digits>)' };
+    if (source.repoDir !== repositoryFolderOf(checked.task.file_path)) return { problem: 'the job\'s image folder is not the task\'s repository folder' };
+  } else if (source.kind !== 'git') return { problem: `unknown source kind ${JSON.stringify(source.kind)}` };
+  else if (typeof source.url !== 'string' || !source.url || source.url.startsWith('-')) return { problem: 'the job\'s source has no usable URL' };
+  else if (typeof source.commit !== 'string' || !HEX_COMMIT.test(source.commit)) return { problem: 'the job\'s source pins no commit (40 hex digits)' };
+  else if (source.subdir !== undefined && (typeof source.subdir !== 'string' || !/^[\w.-]+(\/[\w.-]+)*$/.test(source.subdir) || source.subdir.split('/').some((p) => p === '.' || p === '..'))) {
     return { problem: 'the job\'s source names a folder that is not a plain relative path' };
   }
   const e = data.experiment;

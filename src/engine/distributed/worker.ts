@@ -40,6 +40,11 @@ export interface QueueWorkerOptions {
   stalledAfterMs?: number;
   /** The base and embedding URLs this worker may send its keys to (its --base-url, --embed-url). */
   allowedEndpoints: readonly string[];
+  /**
+   * A published image's copy of a repository (`/app/repo_data/<lang>/<repoDir>`), the image pulled by
+   * its digest where missing; absent where the worker has no container engine.
+   */
+  publishedCheckout?(image: string, language: LanguageId, repoDir: string): Promise<string>;
 }
 
 export interface QueueWorker {
@@ -68,17 +73,29 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     if (endpoint) throw new UnrecoverableError(endpoint);
     const started = Date.now();
     const name = repositoryFolderOf(task.task.file_path);
-    const checkout = await checkoutOf(data.source, name, opts.cacheDir);
+    const source = data.source;
+    let checkout: string;
+    let where: string;
+    if (source.kind === 'image') {
+      // The tests run in the image that holds the code: only the docker executor can.
+      if (e.executor !== 'docker') throw new UnrecoverableError('a task from a published image runs with the docker executor only');
+      if (!opts.publishedCheckout) throw new UnrecoverableError('this worker cannot read published images (no container engine)');
+      checkout = await opts.publishedCheckout(source.image, task.language, source.repoDir);
+      where = `in ${source.image}`;
+    } else {
+      checkout = await checkoutOf(source, name, opts.cacheDir);
+      where = `at ${source.commit.slice(0, 12)} of ${source.url}`;
+    }
     const focal = focalFileIn(checkout, task.task.file_path);
     const content = fs.existsSync(focal) && fs.lstatSync(focal).isFile() ? fs.readFileSync(focal, 'utf8') : null;
     if (content !== task.task.file_content) {
-      throw new UnrecoverableError(`${task.task.file_path} at ${data.source.commit.slice(0, 12)} of ${data.source.url} ${content === null ? 'does not exist' : "is not the task's file_content"}`);
+      throw new UnrecoverableError(`${task.task.file_path} ${where} ${content === null ? 'does not exist' : "is not the task's file_content"}`);
     }
     const executor = await opts.executor(e.executor);
     const s = opts.servicesFor(e);
     const labels: SlotLabels = { provider: e.provider, model: e.model, mode: e.mode };
     const store = new MemoryStore(task, labels, data.known);
-    const imageFor = s.imageFor;
+    const imageFor = source.kind === 'image' ? async () => source.image : s.imageFor;
     const mutate = s.mutate;
     await runTaskStep(
       task,

@@ -172,16 +172,21 @@ export async function resolvePublishedImage(docker: Dockerode, language: Languag
   const lockFile = opts.lockFile === undefined ? path.resolve(IMAGES_LOCK_FILE) : opts.lockFile;
   const locked = lockFile ? lockedImage(lockFile, language) : null;
   if (!locked) return (await pullPublishedImage(docker, language, opts)).digest;
+  await ensureImage(docker, locked, opts.onProgress);
+  return locked;
+}
+
+/** An image by its reference (a digest, for a pinned one): here already, else pulled now. */
+export async function ensureImage(docker: Dockerode, reference: string, onProgress?: (line: string) => void): Promise<void> {
   try {
-    await docker.getImage(locked).inspect();
+    await docker.getImage(reference).inspect();
   } catch {
     try {
-      await followPull(docker, (await docker.pull(locked)) as NodeJS.ReadableStream, opts.onProgress);
+      await followPull(docker, (await docker.pull(reference)) as NodeJS.ReadableStream, onProgress);
     } catch (e) {
-      throw new PublishedImageError(explainPullFailure(locked, (e as Error).message));
+      throw new PublishedImageError(explainPullFailure(reference, (e as Error).message));
     }
   }
-  return locked;
 }
 
 /** `<cacheDir>/<lang>/<repo_dir>`, named after the image id so another image never reuses a copy. */
