@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { freePort } from './registry';
 
 /** A real redis-server of the test's own: a free loopback port, a folder of its own, stopped by `stop()`. */
 export interface TestRedis {
@@ -16,17 +17,6 @@ export interface TestRedis {
 
 export function hasRedis(): boolean {
   return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function answers(port: number, timeoutMs: number): Promise<void> {

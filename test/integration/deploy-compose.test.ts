@@ -2,12 +2,12 @@ import * as assert from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { fixtureSources } from '../helpers/git-sources';
 import { CLI, REPO_ROOT } from '../helpers/paths';
+import { freePort } from '../helpers/registry';
 import { skipBecause } from '../helpers/skip';
 
 /*
@@ -26,16 +26,6 @@ const SANDBOXES = '/var/lib/xrepotest/tmp';
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 900_000): { code: number | null; out: string } {
   const r = spawnSync(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, CONTAINERS_CONF: PODMAN_CONF, ...env }, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker container, a coordinator on the host', function () {
