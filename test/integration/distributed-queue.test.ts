@@ -179,6 +179,25 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
   });
 
+  it('Ctrl-C on a coordinator whose tasks wait for workers stops it (130), and the same command resumes once a worker comes', async () => {
+    const runDir = path.join(work, 'interrupted');
+    const first = coordinator(runDir);
+    const q = new Queue(queueName('php'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+    try {
+      await waitFor('the PHP tasks waiting for a worker', 60_000, async () => ((await q.getJobCounts('waiting')).waiting === 5 ? true : undefined));
+    } finally {
+      await q.close();
+    }
+    killGroup(first, 'SIGINT');
+    assert.equal(await exited(first), 130, logOf('interrupted.log'));
+    assert.match(logOf('interrupted.log'), /interrupted: 0 results are kept/);
+    // Ten tasks wait at once: one abort listener for all of them, no warning, no unhandled rejection.
+    assert.doesNotMatch(logOf('interrupted.log'), /MaxListenersExceeded|Unhandled|unhandled/);
+    worker('after-interrupt');
+    assert.equal(await exited(coordinator(runDir)), 0, logOf('interrupted.log'));
+    assert.deepStrictEqual(resultKeys(runDir), resultKeys(localRun));
+  });
+
   it('a Redis restart mid-run (append-only file on) loses no finished result, and the run completes', async () => {
     // A Redis of its own with persistence, as docs/distributed.md deploys it.
     const persistent = await startRedis({ appendOnly: true });

@@ -40,6 +40,7 @@ interface Waiter {
   task: LoadedTask;
   queue: Queue;
   resolve(o: RemoteOutcome): void;
+  reject(e: unknown): void;
 }
 
 /**
@@ -84,17 +85,32 @@ export class QueueCoordinator implements RemoteRunner {
     return q;
   }
 
+  private readonly signals = new WeakSet<AbortSignal>();
+
+  /** One listener per signal (a whole dataset waits at once): an abort stops every wait. */
+  private listenTo(signal: AbortSignal | undefined): void {
+    if (!signal || this.signals.has(signal)) return;
+    this.signals.add(signal);
+    signal.addEventListener('abort', () => {
+      const waiters = [...this.waiting.values()];
+      this.waiting.clear();
+      for (const w of waiters) w.reject(signal.reason ?? new Error('interrupted'));
+    }, { once: true });
+  }
+
   async run(task: LoadedTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome> {
     signal?.throwIfAborted();
     const { queue } = await this.queueFor(task.language);
     const id = jobIdOf(this.runId, task, this.experiment);
-    const outcome = new Promise<RemoteOutcome>((resolve, reject) => {
-      this.waiting.set(id, { task, queue, resolve });
-      signal?.addEventListener('abort', () => {
-        this.waiting.delete(id);
-        reject(signal.reason ?? new Error('interrupted'));
-      }, { once: true });
-    });
+    this.listenTo(signal);
+    const outcome = new Promise<RemoteOutcome>((resolve, reject) => this.waiting.set(id, { task, queue, resolve, reject }));
+    // Rejected by an abort while the job is still being added: handled by the caller, not unhandled here.
+    outcome.catch(() => undefined);
+    if (signal?.aborted) {
+      this.waiting.get(id)?.reject(signal.reason ?? new Error('interrupted'));
+      this.waiting.delete(id);
+      return outcome;
+    }
     const data: TaskJobData = { format: JOB_FORMAT, run: this.runId, task: task.task, source: this.sourceOf(task), experiment: this.experiment, known };
     const existing = await Job.fromId(queue, id);
     if (!existing) {
