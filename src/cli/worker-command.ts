@@ -109,9 +109,9 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
         e.executor === 'docker'
           ? async (checkout, language) => environmentImages(await executor('docker'), undefined)(checkout, language)
           : undefined,
-      mutate: async (task, checkout, testCode, coveredLines) => {
+      mutate: async (task, checkout, testCode, coveredLines, given) => {
         const ex = await executor(e.executor);
-        const image = e.executor === 'docker' ? await environmentImages(ex, undefined)(checkout, task.language) : undefined;
+        const image = given ?? (e.executor === 'docker' ? await environmentImages(ex, undefined)(checkout, task.language) : undefined);
         return toResultMutation(await runMutationTesting(task.task, task.language, testCode, { executor: ex, repoDir: checkout, coveredLines, image, signal: signal.signal }));
       },
     };

@@ -179,6 +179,23 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
   });
 
+  it('--mutation: the workers mutation-test passing tests, with the local run\'s mutation scores', async () => {
+    const args = ['--dataset', DATASET, '--lang', 'php', '--limit', '2', '--mutation', '--executor', 'local', '--no-progress'];
+    const local = path.join(work, 'mutation-local');
+    const l = spawnSync(process.execPath, [CLI, 'bench', ...args, '--manifest', MANIFEST, '--run-dir', local], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(l.status, 0, l.stderr);
+    worker('mutation');
+    const runDir = path.join(work, 'mutation-queue');
+    const c = cliProcess(['bench', ...args, '--queue', redis.url, '--sources', sourcesFile, '--run-dir', runDir], `${runDir}.log`);
+    assert.equal(await exited(c), 0, logOf('mutation-queue.log'));
+    const mutation = (dir: string): Array<[string, unknown]> =>
+      fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean).map((line) => (JSON.parse(line) as { id: string; xrt: { mutation?: unknown } })).sort((a, b) => a.id.localeCompare(b.id)).map((r): [string, unknown] => [r.id, r.xrt.mutation]);
+    const scored = mutation(runDir);
+    assert.ok(scored.some(([, m]) => m && (m as { viable: number }).viable > 0), JSON.stringify(scored));
+    assert.deepStrictEqual(scored, mutation(local));
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(local, 'summary.json'), 'utf8'));
+  });
+
   it('Ctrl-C on a coordinator whose tasks wait for workers stops it (130), and the same command resumes once a worker comes', async () => {
     const runDir = path.join(work, 'interrupted');
     const first = coordinator(runDir);

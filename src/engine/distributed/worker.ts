@@ -19,7 +19,8 @@ export interface ExperimentServices {
   promptFor(task: LoadedTask, checkout: string): Promise<Prompt>;
   /** docker: the repository's environment image (built once on this machine). */
   imageFor?(checkout: string, language: LanguageId): Promise<string | undefined>;
-  mutate?(task: LoadedTask, checkout: string, testCode: string, coveredLines: number[]): Promise<ResultMutation | null | undefined>;
+  /** `image`: the image the task's tests run in when the task says (a published image); else the worker's own. */
+  mutate?(task: LoadedTask, checkout: string, testCode: string, coveredLines: number[], image?: string): Promise<ResultMutation | null | undefined>;
 }
 
 export interface QueueWorkerOptions {
@@ -105,7 +106,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
         labels,
         prompt: () => s.promptFor(task, checkout),
         evaluation: { executor, checkout, image: imageFor && (() => imageFor(checkout, task.language)), timeouts: e.timeouts },
-        mutate: mutate && ((testCode, coveredLines) => mutate(task, checkout, testCode, coveredLines)),
+        mutate: mutate && ((testCode, coveredLines) => mutate(task, checkout, testCode, coveredLines, source.kind === 'image' ? source.image : undefined)),
         store,
       },
       { samples: e.samples, repairRounds: e.repairRounds, mutation: e.mutation, signal: abort.signal },
