@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { runBenchmark, type BenchmarkServices } from '../engine/bench/run-benchmark';
 import { QueueCoordinator, runIdOf } from '../engine/distributed/coordinator';
 import { applyRateLimit, parseRateLimit } from '../engine/distributed/generate-queue';
-import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import { checkQueueReachable, openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import { loadSourcesFile, sourceOf } from '../engine/distributed/sources';
 import type { JobExperiment } from '../engine/distributed/task-job';
 import { loadManifest } from '../engine/tasks/manifest';
@@ -76,6 +76,7 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     // `reproduce --queue`: the published images, pinned by digest, are the tasks' source and their environment.
     sourceOf: (task) => sourceOf(task, sources, manifest, opts.images),
     runner: async (runDir, byTask) => {
+      await checkQueueReachable(address);
       log(`bench: tasks go to the workers on ${address.display} (start them with \`xrepotest worker --queue …\`)`);
       if (rateLimit) {
         await applyRateLimit(address, experiment.provider, rateLimit);

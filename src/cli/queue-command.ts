@@ -1,13 +1,15 @@
 import type { Command } from 'commander';
 import { Queue } from 'bullmq';
-import { connectionOptions, parseQueueUrl } from '../engine/distributed/queue-url';
+import { checkQueueReachable, connectionOptions, parseQueueUrl } from '../engine/distributed/queue-url';
 import { QUEUE_PREFIX, queueName } from '../engine/distributed/task-job';
 import { LANGUAGE_IDS } from '../engine/languages';
 
 const STATES = ['waiting', 'active', 'delayed', 'completed', 'failed'] as const;
 
 async function withQueues<T>(url: string, each: (language: string, q: Queue) => Promise<T>): Promise<Array<[string, T]>> {
-  const connection = connectionOptions(parseQueueUrl(url));
+  const address = parseQueueUrl(url);
+  await checkQueueReachable(address);
+  const connection = connectionOptions(address);
   const out: Array<[string, T]> = [];
   for (const language of LANGUAGE_IDS) {
     const q = new Queue(queueName(language), { connection, prefix: QUEUE_PREFIX });

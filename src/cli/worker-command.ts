@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { GenerateQueue } from '../engine/distributed/generate-queue';
 import { startQueueWorker, type ExperimentServices } from '../engine/distributed/worker';
 import type { Provider } from '../engine/generate/types';
-import { openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import { checkQueueReachable, openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import type { JobExperiment } from '../engine/distributed/task-job';
 import { connectEngine } from '../engine/execute/docker-engine';
 import { ensureImage, publishedCheckout as publishedCheckoutOf } from '../engine/execute/published-images';
@@ -53,6 +53,7 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
   if (warning) log(`warning: ${warning}`);
+  await checkQueueReachable(address);
   const asked = languagesOf(opts.languages);
   const only = opts.executor === undefined ? undefined : opts.executor === 'docker' || opts.executor === 'local' ? opts.executor : null;
   if (only === null) throw new Error(`--executor ${opts.executor}: use docker or local`);

@@ -27,7 +27,7 @@ async function answers(port: number, timeoutMs: number): Promise<void> {
       c.once('connect', () => c.write('PING\r\n'));
       c.once('data', (d) => {
         c.destroy();
-        resolve(d.toString().startsWith('+PONG'));
+        resolve(/^(\+PONG|-NOAUTH)/.test(d.toString())); // a password-protected server answers too
       });
       c.once('error', () => resolve(false));
     });
@@ -37,12 +37,12 @@ async function answers(port: number, timeoutMs: number): Promise<void> {
   }
 }
 
-export async function startRedis(options: { appendOnly?: boolean } = {}): Promise<TestRedis> {
+export async function startRedis(options: { appendOnly?: boolean; password?: string } = {}): Promise<TestRedis> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-redis-'));
   const port = await freePort();
   let proc: ChildProcess | null = null;
   const start = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.appendOnly ? 'yes' : 'no', '--appendfsync', 'always'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', options.appendOnly ? 'yes' : 'no', '--appendfsync', 'always', ...(options.password ? ['--requirepass', options.password] : [])];
     proc = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'pipe'] });
     await answers(port, 10_000);
   };

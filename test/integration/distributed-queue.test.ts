@@ -10,6 +10,7 @@ import { QUEUE_PREFIX, queueName } from '../../src/engine/distributed/task-job';
 import { CLI, REPO_ROOT } from '../helpers/paths';
 import { fixtureSources } from '../helpers/git-sources';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis';
+import { freePort } from '../helpers/registry';
 import { skipBecause } from '../helpers/skip';
 
 /*
@@ -118,9 +119,10 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  it('two workers write the local run\'s summary and result keys; the workers ran every task', async () => {
+  it('three workers write the local run\'s summary and result keys; the workers ran every task', async () => {
     worker('w1');
     worker('w2');
+    worker('w3');
     const runDir = path.join(work, 'two-workers');
     const code = await exited(coordinator(runDir));
     assert.equal(code, 0, logOf('two-workers.log'));
@@ -135,7 +137,7 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.deepStrictEqual([counts.waiting, counts.active, counts.completed, counts.failed], [0, 0, 0, 0]);
     // The workers ran the tasks (each says so per task), the coordinator none.
     const done = (log: string): number => (logOf(log).match(/^task \S+ done in /gm) ?? []).length;
-    assert.equal(done('w1.log') + done('w2.log'), keys.length, `${logOf('w1.log')}\n${logOf('w2.log')}`);
+    assert.equal(done('w1.log') + done('w2.log') + done('w3.log'), keys.length, `${logOf('w1.log')}\n${logOf('w2.log')}\n${logOf('w3.log')}`);
     assert.match(logOf('two-workers.log'), /tasks go to the workers on redis:\/\/127\.0\.0\.1/);
     // The workers' trees hold every file of the commit, export-ignore'd ones too (the package's own tests).
     const trees = path.join(work, 'cache', 'trees');
@@ -270,6 +272,30 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('a wrong password or an address where no Redis answers: the worker and the coordinator say so and exit 1, never hang', async () => {
+    const locked = await startRedis({ password: 'the-right-one' });
+    try {
+      const cases: Array<[string, RegExp]> = [
+        [`redis://:wrong@127.0.0.1:${locked.port}`, /refused the password: give the right one/],
+        [`redis://127.0.0.1:${locked.port}`, /refused a connection without a password/],
+        [`redis://127.0.0.1:${await freePort()}`, /no Redis answers at redis:\/\/127\.0\.0\.1:\d+\/0 within 5 s \(connect ECONNREFUSED/],
+      ];
+      for (const [url, message] of cases) {
+        for (const args of [
+          ['worker', '--queue', url, '--executor', 'local', '--languages', 'php'],
+          ['bench', '--dataset', DATASET, '--lang', 'php', '--executor', 'local', '--queue', url, '--sources', sourcesFile, '--run-dir', path.join(work, 'unreachable'), '--no-progress'],
+        ]) {
+          // The timeout only guards against a hang; the answer comes from a 5 s check.
+          const r = spawnSync(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, XREPOTEST_REDIS_PASSWORD: '' } });
+          assert.equal(r.status, 1, `${args[0]} ${url}: ${r.stderr}`);
+          assert.match(r.stderr, message, `${args[0]} ${url}`);
+        }
+      }
+    } finally {
+      await locked.stop();
     }
   });
 

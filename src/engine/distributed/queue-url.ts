@@ -1,4 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
+import Redis from 'ioredis';
 
 /** Where the run's queue lives: a Redis server named by `redis://` or `rediss://` (TLS). */
 export interface QueueAddress {
@@ -58,4 +59,39 @@ export function connectionOptions(a: QueueAddress): ConnectionOptions {
     ...(a.tls ? { tls: {} } : {}),
     maxRetriesPerRequest: null,
   };
+}
+
+/**
+ * Whether the queue answers, with the password, within `timeoutMs`: asked once before a run or a
+ * worker starts, so a wrong address or password is said in seconds instead of BullMQ retrying forever.
+ */
+export async function checkQueueReachable(a: QueueAddress, timeoutMs = 5_000): Promise<void> {
+  const client = new Redis({
+    host: a.host,
+    port: a.port,
+    username: a.username,
+    password: a.password,
+    db: a.db,
+    ...(a.tls ? { tls: {} } : {}),
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // The connection's own error says why (a refused password, a refused connection); the promise only "closed".
+  let cause: Error | undefined;
+  client.on('error', (e: Error) => (cause ??= e));
+  const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no answer')), timeoutMs).unref());
+  try {
+    await Promise.race([client.connect().then(() => client.ping()), timer]);
+  } catch (e) {
+    const m = (cause ?? (e as Error)).message;
+    if (/WRONGPASS|NOAUTH|invalid password|invalid username/i.test(m)) {
+      throw new QueueUrlError(`the queue at ${a.display} refused ${a.password ? 'the password' : 'a connection without a password'}: give the right one in the URL or XREPOTEST_REDIS_PASSWORD`);
+    }
+    throw new QueueUrlError(`no Redis answers at ${a.display} within ${Math.round(timeoutMs / 1000)} s (${m.split('\n')[0]}): is it running, and reachable from here (host, port${a.tls ? ', TLS' : ''})?`);
+  } finally {
+    client.disconnect();
+  }
 }
