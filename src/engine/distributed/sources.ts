@@ -104,9 +104,11 @@ export function checkoutOf(source: GitSource, name: string, cacheDir: string): P
 }
 
 async function fetchTree(source: GitSource, name: string, cacheDir: string): Promise<string> {
+  // The tree's folder appears only whole, by one rename: where it exists, it is complete. Several
+  // worker processes on a machine share the cache, and none ever deletes a tree another may be using.
   const treeParent = path.join(cacheDir, 'trees', `${hash(`${source.url}\0${source.subdir ?? ''}`)}-${source.commit}`);
   const tree = path.join(treeParent, name);
-  if (fs.existsSync(path.join(treeParent, '.complete'))) return tree;
+  if (fs.existsSync(tree)) return tree;
   const bare = path.join(cacheDir, 'git', `${hash(source.url)}.git`);
   if (!fs.existsSync(path.join(bare, 'HEAD'))) {
     fs.mkdirSync(path.dirname(bare), { recursive: true });
@@ -125,30 +127,34 @@ async function fetchTree(source: GitSource, name: string, cacheDir: string): Pro
     );
   if (!(await has())) {
     // By its id first (servers that allow it send only that history), else every branch and tag.
+    // A fetch failing on a lock another process holds is fine when that process brought the commit.
     await git(['--git-dir', bare, 'fetch', '--quiet', '--no-tags', '--', source.url, source.commit]).catch(() => undefined);
     if (!(await has())) {
-      try {
-        await git(['--git-dir', bare, 'fetch', '--quiet', '--tags', '--', source.url, '+refs/heads/*:refs/xrt/heads/*']);
-      } catch (e) {
-        throw new Error(`could not fetch ${source.url}: ${String((e as { stderr?: string }).stderr ?? (e as Error).message).trim().slice(0, 300)}`);
+      let failure: unknown = null;
+      await git(['--git-dir', bare, 'fetch', '--quiet', '--tags', '--', source.url, '+refs/heads/*:refs/xrt/heads/*']).catch((e: unknown) => (failure = e));
+      if (!(await has())) {
+        if (failure) throw new Error(`could not fetch ${source.url}: ${String((failure as { stderr?: string }).stderr ?? (failure as Error).message).trim().slice(0, 300)}`);
+        throw new Error(`${source.url} has no commit ${source.commit} (is it pushed?)`);
       }
-      if (!(await has())) throw new Error(`${source.url} has no commit ${source.commit} (is it pushed?)`);
     }
   }
-  fs.mkdirSync(treeParent, { recursive: true });
-  const staging = fs.mkdtempSync(path.join(treeParent, '.staging-'));
+  fs.mkdirSync(path.dirname(treeParent), { recursive: true });
+  const staging = fs.mkdtempSync(`${treeParent}.staging-`);
   try {
-    const out = path.join(staging, name);
-    fs.mkdirSync(out);
+    const out = path.join(staging, 'tree', name);
+    fs.mkdirSync(out, { recursive: true });
     // Every file of the commit, as a clone checks it out: not `git archive`, which leaves out what
     // .gitattributes marks export-ignore (PHP packages mark their tests and benchmarks so). git's own
     // checkout refuses '..', '.git' and writes through links. `<commit>:<folder>` takes that folder.
     const index = path.join(staging, 'index');
     await git(['--git-dir', bare, 'read-tree', `--index-output=${index}`, source.subdir ? `${source.commit}:${source.subdir}` : source.commit]);
     await gitWithIndex(index, ['--git-dir', bare, '--work-tree', out, 'checkout-index', '--all', '--force']);
-    fs.rmSync(tree, { recursive: true, force: true });
-    fs.renameSync(out, tree);
-    fs.writeFileSync(path.join(treeParent, '.complete'), `${source.url}\n${source.commit}\n`);
+    try {
+      fs.renameSync(path.join(staging, 'tree'), treeParent);
+    } catch (e) {
+      // Another process put the same tree in place first: theirs is used, ours dropped.
+      if (!fs.existsSync(tree)) throw e;
+    }
   } finally {
     fs.rmSync(staging, { recursive: true, force: true });
   }

@@ -218,7 +218,12 @@ export async function publishedCheckout(docker: Dockerode, image: string, langua
   const target = checkoutPath(cacheDir, imageId, language, repoDir);
   // Beside the copy, not in it: the copy must hold exactly the image's files.
   const marker = `${target}.published.json`;
-  if (fs.existsSync(marker) && fs.existsSync(target)) return target;
+  // The copy appears only whole (renamed into place): where it exists it is complete, and it is never
+  // replaced, as another process (a second worker on the machine) may be reading it.
+  if (fs.existsSync(target)) {
+    if (!fs.existsSync(marker)) fs.writeFileSync(marker, JSON.stringify({ image, imageId, source: path.posix.join(PUBLISHED_REPO_DATA, language, repoDir) }, null, 2) + '\n');
+    return target;
+  }
 
   const source = path.posix.join(PUBLISHED_REPO_DATA, language, repoDir);
   const container = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: ownerLabels(randomUUID()), NetworkDisabled: true, HostConfig: { NetworkMode: 'none' } });
@@ -238,8 +243,11 @@ export async function publishedCheckout(docker: Dockerode, image: string, langua
     // getArchive of `dir/.` yields `./…` (Docker) or `<dir>/…` (some engines): take the one top folder if so.
     const entries = fs.readdirSync(staging);
     const root = entries.length === 1 && entries[0] === repoDir && fs.statSync(path.join(staging, repoDir)).isDirectory() ? path.join(staging, repoDir) : staging;
-    fs.rmSync(target, { recursive: true, force: true });
-    fs.renameSync(root, target);
+    try {
+      fs.renameSync(root, target);
+    } catch (e) {
+      if (!fs.existsSync(target)) throw e; // else another process put the same copy in place first
+    }
     fs.writeFileSync(marker, JSON.stringify({ image, imageId, source }, null, 2) + '\n');
     return target;
   } finally {
