@@ -31,6 +31,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['bench/extract.ts'], outfile: 'dist/bench-extract.js' }),
   build({ ...common, entryPoints: ['bench/execute.ts'], outfile: 'dist/bench-execute.js' }),
   build({ ...common, entryPoints: ['bench/environments.ts'], outfile: 'dist/bench-environments.js' }),
+  build({ ...common, entryPoints: ['bench/scale.ts'], outfile: 'dist/bench-scale.js' }),
 ]);
 chmodSync('dist/cli.js', 0o755);
 if (watch) console.log('esbuild: --watch is not supported; rerun `npm run build`');

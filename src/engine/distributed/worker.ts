@@ -10,7 +10,7 @@ import type { LoadedTask } from '../tasks/load';
 import { focalFileIn, repositoryFolderOf } from '../tasks/task-path';
 import { connectionOptions, type QueueAddress } from './queue-url';
 import { checkoutOf } from './sources';
-import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobResult } from './task-job';
+import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult } from './task-job';
 
 /** What a worker builds for one experiment (once, then reused for its every job). */
 export interface ExperimentServices {
@@ -46,6 +46,11 @@ export interface QueueWorkerOptions {
    * its digest where missing; absent where the worker has no container engine.
    */
   publishedCheckout?(image: string, language: LanguageId, repoDir: string): Promise<string>;
+  /**
+   * Replaces what a checked job runs (fetch, task step) — `npm run bench:scale`'s synthetic step,
+   * which measures the queue alone. Its records are the answer's.
+   */
+  step?(job: TaskJobData, task: LoadedTask): Promise<Pick<TaskJobResult, 'generations' | 'results'>>;
 }
 
 export interface QueueWorker {
@@ -73,6 +78,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     const endpoint = endpointProblem(e, opts.allowedEndpoints);
     if (endpoint) throw new UnrecoverableError(endpoint);
     const started = Date.now();
+    if (opts.step) {
+      const records = await opts.step(data, task);
+      done++;
+      return { format: JOB_FORMAT, worker: opts.name, ...records, ms: Date.now() - started };
+    }
     const name = repositoryFolderOf(task.task.file_path);
     const source = data.source;
     let checkout: string;
