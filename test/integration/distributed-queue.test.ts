@@ -167,6 +167,30 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
   });
 
+  it('SIGTERM stops a worker gracefully: its running task finishes and is recorded, no new one starts', async () => {
+    const stopping = worker('graceful');
+    const runDir = path.join(work, 'graceful');
+    const coord = coordinator(runDir);
+    const q = new Queue(queueName('go'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+    try {
+      await waitFor('a go task running', 120_000, async () => ((await q.getJobCounts('active')).active > 0 ? true : undefined));
+    } finally {
+      await q.close();
+    }
+    killGroup(stopping, 'SIGTERM');
+    assert.equal(await exited(stopping), 0, logOf('graceful.log'));
+    const said = logOf('graceful.log');
+    assert.match(said, /stopping: running tasks finish first/);
+    const finished = (said.match(/^task \S+ done in /gm) ?? []).length;
+    assert.ok(finished >= 1, said);
+    assert.match(said, new RegExp(`stopped after ${finished} tasks`));
+    worker('after-graceful');
+    assert.equal(await exited(coord), 0, logOf('graceful.log'));
+    assert.deepStrictEqual(resultKeys(runDir), resultKeys(localRun), 'every slot recorded, once');
+    // The task running at the stop was scored as any other (its sandbox's processes are not the worker's group).
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(localRun, 'summary.json'), 'utf8'));
+  });
+
   it('a coordinator killed mid-run resumes in the same folder: jobs finished meanwhile are collected once', async () => {
     worker('steady');
     const runDir = path.join(work, 'killed-coordinator');
