@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
@@ -48,8 +49,34 @@ function languagesOf(list: string | undefined): LanguageId[] {
  * machine until stopped. Ctrl-C / SIGTERM: no new task; running ones finish (a second: they are
  * abandoned, and another worker takes them over once their lock lapses).
  */
+/** Set in the worker's own session: the pid of the process that started it (and relays its signals). */
+const SESSION_ENV = 'XREPOTEST_WORKER_PARENT';
+
+/**
+ * The worker proper runs in a process group of its own, started and watched by this process. Ctrl-C
+ * at a terminal signals the whole foreground group: every tool a task had running (a toolchain probe,
+ * git, a compiler) would die with it, and the task running "to its end" would be scored on a killed
+ * tool. Here only this process gets it, and relays a stop to the worker alone.
+ */
+async function runInOwnSession(): Promise<number> {
+  const child = spawn(process.execPath, process.argv.slice(1), { detached: true, stdio: 'inherit', env: { ...process.env, [SESSION_ENV]: String(process.pid) } });
+  const relay = (): void => void (child.exitCode === null && child.kill('SIGTERM')); // the worker: first a graceful stop, then at once
+  process.on('SIGINT', relay);
+  process.on('SIGTERM', relay);
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))));
+}
+
 export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<number> {
+  if (!process.env[SESSION_ENV]) return runInOwnSession();
   const log = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
+  // The parent gone (killed, its machine's session closed): stop at once; BullMQ gives the tasks to another worker.
+  const parent = Number(process.env[SESSION_ENV]);
+  setInterval(() => {
+    if (process.ppid !== parent) {
+      log('the process that started this worker is gone: stopping now (its tasks go to another worker)');
+      process.exit(1);
+    }
+  }, 500).unref();
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
   if (warning) log(`warning: ${warning}`);

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, type ExecFileOptions } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -12,6 +12,11 @@ import type { TaskSource } from './task-job';
 type GitSource = Extract<TaskSource, { kind: 'git' }>;
 
 const run = promisify(execFile);
+
+/** execFile in a process group of its own (`detached`: spawn's option, which execFile passes on). */
+function runDetached(file: string, args: string[], options: ExecFileOptions): Promise<{ stdout: string; stderr: string }> {
+  return run(file, args, { ...options, encoding: 'utf8', detached: true } as ExecFileOptions & { encoding: 'utf8' }) as Promise<{ stdout: string; stderr: string }>;
+}
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
 
 /** `--sources FILE`: `{"<repository folder>": {"url": "…", "commit": "<40 hex>"}}`. */
@@ -74,12 +79,14 @@ function gitEnv(): NodeJS.ProcessEnv {
 }
 
 async function git(args: string[], cwd?: string): Promise<string> {
-  const r = await run('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+  // Its own process group: a Ctrl-C at the worker's terminal stops the worker gracefully and lets a
+  // fetch in progress finish, instead of killing it under the task.
+  const r = await runDetached('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
   return r.stdout;
 }
 
 async function gitWithIndex(index: string, args: string[]): Promise<void> {
-  await run('git', args, { env: { ...gitEnv(), GIT_INDEX_FILE: index }, maxBuffer: 64 * 1024 * 1024 });
+  await runDetached('git', args, { env: { ...gitEnv(), GIT_INDEX_FILE: index }, maxBuffer: 64 * 1024 * 1024 });
 }
 
 const hash = (s: string): string => createHash('sha256').update(s).digest('hex').slice(0, 16);
