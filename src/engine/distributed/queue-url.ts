@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'bullmq';
-import Redis from 'ioredis';
+import Redis, { type RedisOptions } from 'ioredis';
 
 /** Where the run's queue lives: a Redis server named by `redis://` or `rediss://` (TLS). */
 export interface QueueAddress {
@@ -48,17 +48,14 @@ export function openQueueWarning(a: QueueAddress): string | null {
   return `the queue at ${a.display} has no password: anyone who reaches it can submit jobs to your workers (set one, and XREPOTEST_REDIS_PASSWORD)`;
 }
 
+/** Where and as whom to connect, as ioredis takes it. */
+function addressOptions(a: QueueAddress): RedisOptions {
+  return { host: a.host, port: a.port, username: a.username, password: a.password, db: a.db, ...(a.tls ? { tls: {} } : {}) };
+}
+
 /** ioredis options for BullMQ (which requires maxRetriesPerRequest null on blocking connections). */
 export function connectionOptions(a: QueueAddress): ConnectionOptions {
-  return {
-    host: a.host,
-    port: a.port,
-    username: a.username,
-    password: a.password,
-    db: a.db,
-    ...(a.tls ? { tls: {} } : {}),
-    maxRetriesPerRequest: null,
-  };
+  return { ...addressOptions(a), maxRetriesPerRequest: null };
 }
 
 /**
@@ -67,12 +64,7 @@ export function connectionOptions(a: QueueAddress): ConnectionOptions {
  */
 export async function checkQueueReachable(a: QueueAddress, timeoutMs = 5_000): Promise<void> {
   const client = new Redis({
-    host: a.host,
-    port: a.port,
-    username: a.username,
-    password: a.password,
-    db: a.db,
-    ...(a.tls ? { tls: {} } : {}),
+    ...addressOptions(a),
     lazyConnect: true,
     connectTimeout: timeoutMs,
     maxRetriesPerRequest: 0,
