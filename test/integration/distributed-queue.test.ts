@@ -326,7 +326,18 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     const commit = JSON.parse(fs.readFileSync(sourcesFile, 'utf8'))['inventory-go'].commit as string;
     const experiment = { provider: 'baseline', model: 'baseline', mode: 'standard', temperature: 0, maxTokens: 4096, topP: 1, k: 5, samples: 1, repairRounds: 0, mutation: false, executor: 'local' };
     const job = (over: Record<string, unknown>) => ({ format: 1, run: 'hostile', task, source: { kind: 'git', url: `file://${work}/remote/inventory-go.git`, commit }, experiment, known: { generations: [], results: [] }, ...over });
+    // A repository whose tree links a folder out of itself: the task's focal file "is" a file of the
+    // worker's machine. Comparing it with file_content would tell the job's author what that file holds.
+    const linky = path.join(work, 'linky-src', 'inventory-go');
+    fs.mkdirSync(linky, { recursive: true });
+    fs.symlinkSync('/etc', path.join(linky, 'leak'));
+    spawnSync('git', ['init', '-q'], { cwd: linky });
+    spawnSync('git', ['add', '-A'], { cwd: linky });
+    spawnSync('git', ['-c', 'user.email=t@example.org', '-c', 'user.name=t', 'commit', '-qm', 'link'], { cwd: linky });
+    const linkyCommit = spawnSync('git', ['rev-parse', 'HEAD'], { cwd: linky, encoding: 'utf8' }).stdout.trim();
+    const secret = fs.readFileSync('/etc/hostname', 'utf8');
     const attacks: Array<[string, Record<string, unknown>, RegExp]> = [
+      ['linked-folder', job({ task: { ...task, file_path: 'inventory-go/leak/hostname', file_content: secret }, source: { kind: 'git', url: `file://${linky}`, commit: linkyCommit } }), /symbolic link|not a regular file/],
       ['ext-transport', job({ source: { kind: 'git', url: `ext::sh -c touch% ${marker}`, commit } }), /could not fetch|transport|protocol/i],
       ['option-url', job({ source: { kind: 'git', url: `--upload-pack=touch ${marker}`, commit } }), /no usable URL/],
       ['outside-path', job({ task: { ...task, file_path: '../../etc/passwd' } }), /file_path/],

@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Executor } from '../execute/types';
 import type { GenerationParams, Prompt, Provider } from '../generate/types';
@@ -7,7 +6,8 @@ import type { ResultMutation } from '../mutate/run';
 import { runTaskStep } from '../task/run-task-step';
 import { MemoryStore, type SlotLabels } from '../task/slot-store';
 import type { LoadedTask } from '../tasks/load';
-import { focalFileIn, repositoryFolderOf } from '../tasks/task-path';
+import { readSandboxFile } from '../execute/safe-fs';
+import { pathInRepository, repositoryFolderOf } from '../tasks/task-path';
 import { connectionOptions, type QueueAddress } from './queue-url';
 import { checkoutOf } from './sources';
 import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult } from './task-job';
@@ -97,8 +97,14 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       checkout = await checkoutOf(source, name, opts.cacheDir);
       where = `at ${source.commit.slice(0, 12)} of ${source.url}`;
     }
-    const focal = focalFileIn(checkout, task.task.file_path);
-    const content = fs.existsSync(focal) && fs.lstatSync(focal).isFile() ? fs.readFileSync(focal, 'utf8') : null;
+    // Read with no link followed anywhere on the path: a repository may link a folder out of its tree,
+    // and comparing a file of this machine with the job's file_content would tell its author what it holds.
+    let content: string | null;
+    try {
+      content = readSandboxFile(checkout, pathInRepository(task.task));
+    } catch (err) {
+      throw new UnrecoverableError(`${task.task.file_path} ${where}: ${err instanceof Error ? err.message : String(err)}`);
+    }
     if (content !== task.task.file_content) {
       throw new UnrecoverableError(`${task.task.file_path} ${where} ${content === null ? 'does not exist' : "is not the task's file_content"}`);
     }
