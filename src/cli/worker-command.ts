@@ -67,11 +67,13 @@ async function runInOwnSession(): Promise<number> {
 }
 
 export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<number> {
-  if (!process.env[SESSION_ENV]) return runInOwnSession();
+  // Only a terminal signals a whole process group (Ctrl-C); a service manager or a container engine
+  // signals the worker's own pid, and there the worker runs in place (it is then PID 1, and must stay so).
+  if (!process.env[SESSION_ENV] && process.stdin.isTTY) return runInOwnSession();
   const log = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
   // The parent gone (killed, its machine's session closed): stop at once; BullMQ gives the tasks to another worker.
-  const parent = Number(process.env[SESSION_ENV]);
-  setInterval(() => {
+  const parent = Number(process.env[SESSION_ENV] ?? process.ppid);
+  if (process.env[SESSION_ENV]) setInterval(() => {
     if (process.ppid !== parent) {
       log('the process that started this worker is gone: stopping now (its tasks go to another worker)');
       process.exit(1);
