@@ -209,25 +209,33 @@ async function main(): Promise<void> {
           return ms;
         } finally {
           run.restore();
+          if (run.settle) await runSteps(run.settle, `${c.label} (native, settling the build state)`);
         }
       };
-      const evaluate = (executor: Executor, img?: string) => async (): Promise<number> => {
+      // Where a scored run's time goes: each phase's own time, and the engine's (copy, placement, parsing, scoring, clean-up).
+      const split: Partial<Record<Column, Map<string, number[]>>> = {};
+      const evaluate = (column: Column, executor: Executor, img?: string) => async (): Promise<number> => {
         const test = marked();
         const t0 = process.hrtime.bigint();
         const e = await evaluateTest(c.task, c.language, test, { executor, repoDir: c.checkout, image: img });
         const ms = Number(process.hrtime.bigint() - t0) / 1e6;
         if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'})`);
+        const parts = (split[column] ??= new Map());
+        const add = (name: string, v: number): void => void parts.set(name, [...(parts.get(name) ?? []), v]);
+        for (const p of e.phases) add(p.phase, p.durationMs);
+        add('engine', ms - e.phases.reduce((sum, p) => sum + p.durationMs, 0));
         return ms;
       };
       const runs: Array<[Column, () => Promise<number>]> = [
         ['native', native('withCoverage')],
         ['plain', native('plain')],
-        ['local', evaluate(local)],
+        ['local', evaluate('local', local)],
       ];
-      if (docker && image) runs.push(['docker', evaluate(docker, image)]);
+      if (docker && image) runs.push(['docker', evaluate('docker', docker, image)]);
       const mine: Record<Column, number[]> = { native: [], plain: [], local: [], docker: [] };
       try {
         for (const [, f] of runs) await f(); // warm
+        for (const k of Object.keys(split) as Column[]) delete split[k];
         for (let i = 0; i < o.rounds; i++) for (const [name, f] of runs) mine[name].push(await f());
       } catch (e) {
         if (!o.tasks) throw e;
@@ -237,6 +245,10 @@ async function main(): Promise<void> {
         fs.rmSync(outDir, { recursive: true, force: true });
       }
       log(`${c.label}: native ${median(mine.native).toFixed(0)} ms, plain ${median(mine.plain).toFixed(0)} ms, local ${median(mine.local).toFixed(0)} ms${mine.docker.length ? `, docker ${median(mine.docker).toFixed(0)} ms` : ''}`);
+      for (const [column, parts] of Object.entries(split)) {
+        // Medians per part (phases a round skipped count as absent): they need not add up to the column's median.
+        log(`  ${column}: ${[...parts].map(([name, v]) => `${name} ${median(v).toFixed(0)}${v.length < o.rounds ? ` (${v.length}/${o.rounds})` : ''}`).join(' + ')}`);
+      }
       const all = times.get(c.language) ?? { native: [], plain: [], local: [], docker: [] };
       for (const k of Object.keys(all) as Column[]) all[k].push(...mine[k]);
       times.set(c.language, all);

@@ -6,10 +6,12 @@ import * as path from 'node:path';
 import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../engine/languages';
 
 /**
- * A sandbox's root as the engine names it (`<tmp>/xrt-sandbox-<pid>-<random>`). Containers mount
- * it at the same absolute path, so one pattern covers both executors.
+ * A sandbox's root as the engine names it (`<tmp>/xrt-sandbox-ns<pid namespace>-<pid>-<random>`, or
+ * `xrt-sandbox-<pid>-<random>` from older versions). Containers mount it at the same absolute path;
+ * the local executor shows it to some toolchains (Rust) at its fixed path, `/xrt/sandbox`
+ * (execute/local.ts), which a runner then names instead.
  */
-const SANDBOX_ROOT = /(?:\/[^\s'"`:()<>[\]]+)*\/xrt-sandbox-\d+-[A-Za-z0-9_]+/g;
+const SANDBOX_ROOT = /(?:(?:\/[^\s'"`:()<>[\]]+)*\/xrt-sandbox-(?:ns\d+-)?\d+-[A-Za-z0-9_]+|(?<![\w./-])\/xrt\/sandbox(?![\w-]))/g;
 
 /** `text` with every sandbox root replaced by the workspace folder it is a copy of. */
 export function mapSandboxPaths(text: string, workspaceRoot: string): string {

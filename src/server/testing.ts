@@ -62,7 +62,7 @@ export function registerTesting(state: ServerState): void {
     // module) in a copy, exactly as for the run; the workspace is written by the editor, on "Accept".
     const sandbox = createSandbox(focal.root, focal.task, toolchain.manifests);
     try {
-      const ctx = runContext(focal.task, focal.adapter.id, params.testCode, sandbox, (await state.executor(params.settings.executor)).capabilities.hostToolchains);
+      const ctx = runContext(focal.task, focal.adapter.id, params.testCode, sandbox, (await state.executor(params.settings.executor)).capabilities);
       const placement = await toolchain.place(ctx);
       const run = workspacePathOf(path.relative(sandbox.dir, placement.testFile), focal.root);
       const accepted = acceptedPlacement(focal.adapter.id, run.relPath, placement.writtenCode, { relPath: focal.relPath, functionName: focal.task.function_name });

@@ -1,3 +1,4 @@
+import { FIXED_SANDBOX_PATH } from '../../src/engine/execute/local';
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -60,9 +61,12 @@ function llvmShowView(sandbox: string, focal: string): LineView {
   if (typeof finder !== 'string') throw new Error(finder.unavailable);
   // The fixture's own file: the sandbox's copy holds the test module after the focal function.
   const statements = nativeRustStatementLines(finder, path.join(fixture(FIXTURE_OF.rust), path.relative(sandbox, focal)));
-  const exes = JSON.parse(fs.readFileSync(path.join(sandbox, '.xrt', 'test-executables.json'), 'utf8')) as string[];
+  // The phases ran with the sandbox at the local executor's fixed path: the executables are named, and
+  // their coverage maps name the sources, under it; here, on the host, the sandbox is at its own path.
+  const onHost = (p: string): string => (p.startsWith(`${FIXED_SANDBOX_PATH}/`) ? path.join(sandbox, p.slice(FIXED_SANDBOX_PATH.length)) : p);
+  const exes = (JSON.parse(fs.readFileSync(path.join(sandbox, '.xrt', 'test-executables.json'), 'utf8')) as string[]).map(onHost);
   const objects = exes.slice(1).flatMap((e) => ['-object', e]);
-  const out = sh('llvm-cov-22', ['show', `-instr-profile=${path.join(reportDir(sandbox), 'merged.profdata')}`, exes[0], ...objects, focal], sandbox);
+  const out = sh('llvm-cov-22', ['show', `-instr-profile=${path.join(reportDir(sandbox), 'merged.profdata')}`, `-path-equivalence=${FIXED_SANDBOX_PATH},${sandbox}`, exes[0], ...objects, focal], sandbox);
   const view: LineView = { executable: new Set(), covered: new Set() };
   for (const l of out.split('\n')) {
     const m = /^\s*(\d+)\|\s*([0-9.]+[kMG]?)\|/.exec(l);

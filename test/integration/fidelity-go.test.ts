@@ -365,8 +365,10 @@ describe('Go fidelity on real modules: the docker executor gives the same verdic
     }
   });
 
-  after(() => {
+  after(async () => {
     for (const c of kept.splice(0)) removeRealRepository(c);
+    // Its reused containers: a later suite counts the containers this process leaves.
+    await docker?.close();
   });
 
   // The local suite above ties the expectations to the go tool's own run; here the container must match them.

@@ -126,6 +126,7 @@ describe('Go fidelity: our test next to the package\'s own tests (local executor
     assert.deepEqual(aside, [], "none of the package's test files set aside");
     assert.equal(treeDigest(repo), before, 'the checkout is untouched');
     assert.ok(e.placement?.notes.some((n) => /TestStatus -> TestStatus_xrt1/.test(n) && /untouched/.test(n)), e.placement?.notes.join('\n'));
+    assert.deepEqual(e.phases.map((p) => p.phase).filter((p) => p.startsWith('compile')), ['compile'], 'renamed at placement: no failed compile first');
     const test = e.phases.find((p) => p.phase === 'test')!;
     assert.ok(test.argv.includes('^(TestStatus_xrt1)$'), `runs ours by its new name: ${test.argv.join(' ')}`);
     assert.deepEqual(e.testReport.cases.map((c) => c.name), ['TestStatus'], 'reported under the name the test gave');
@@ -163,7 +164,8 @@ describe('Go fidelity: our test next to the package\'s own tests (local executor
   it('a broken existing test file unrelated to ours: only that file is set aside, the helper file stays', async () => {
     repo = packageCopy({ 'stale_test.go': 'package inventory\n\nimport "testing"\n\nfunc TestStale(t *testing.T) {\n\tremovedLongAgo(t)\n}\n' });
     const before = treeDigest(repo);
-    // Collides on TestStatus too: round 1 renames ours, round 2 sets the stale file aside.
+    // Collides on TestStatus too: renamed in ours at placement (the package's names are known before
+    // the compile), then the one repair round sets the stale file aside.
     const { e, aside } = await run(repo, USES_HELPER);
     assert.equal(e.score.compiled, true, 'compiled' + why(e));
     assert.equal(e.score.passed, true, why(e));
@@ -172,7 +174,7 @@ describe('Go fidelity: our test next to the package\'s own tests (local executor
     const notes = e.placement?.notes ?? [];
     assert.ok(notes.some((n) => /TestStatus -> TestStatus_xrt1/.test(n)), notes.join('\n'));
     assert.ok(notes.some((n) => /stale_test\.go/.test(n) && /set aside/.test(n) && !/inventory_test\.go/.test(n)), notes.join('\n'));
-    assert.equal(e.phases.filter((p) => p.phase === 'compile-retry').length, 2, 'two rounds');
+    assert.equal(e.phases.filter((p) => p.phase === 'compile-retry').length, 1, 'one round: the collision never reached the compiler');
   });
 
   it('a test that does not compile on its own still fails to compile after the rounds (no endless repair)', async () => {

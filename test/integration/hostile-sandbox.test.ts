@@ -552,6 +552,8 @@ for (const kind of ['local', 'docker'] as const) describe(`hostile sandboxes: mu
       executor = await DockerExecutor.create({ engine });
     }
   });
+  // Its reused containers: a later suite counts the containers this process leaves.
+  after(async () => executor?.close?.());
   beforeEach(() => {
     outside = tmp('xrt-victim-');
   });
@@ -616,6 +618,7 @@ describe('hostile sandboxes: a test writing into its copy (docker executor)', fu
     image = await languageImageForTests(this, 'go');
     executor = await DockerExecutor.create({ engine });
   });
+  after(async () => executor?.close());
 
   it('go: writes to the focal file, go.mod and next to the focal file fail inside the container; nothing is written', async () => {
     const task = await fixtureTask('go');

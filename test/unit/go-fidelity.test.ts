@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { extractRepository } from '../../src/engine/extract/extract';
-import { collidingNames, renameIdentifiers } from '../../src/engine/languages/go/collisions';
+import { collidingNames, declaredNames, predictedCollisions, renameIdentifiers } from '../../src/engine/languages/go/collisions';
 
 describe('Go extraction: code the go tool never builds, and entry points', () => {
   const longFn = (name: string): string =>
@@ -57,5 +57,26 @@ describe('Go collisions: reading the compiler and renaming in our file', () => {
       out,
       'package p\n\n// helper does x\ntype box_xrt1 struct{ helper int }\n\nfunc helper_xrt1() box_xrt1 { return box_xrt1{} }\n\nfunc TestX(t *testing.T) {\n\tb := helper_xrt1()\n\t_ = b.helper\n\tt.Log("helper", b)\n\tvar _ box_xrt1\n}\n',
     );
+  });
+});
+
+describe('Go collisions: known before the compile, from the package\'s own files', () => {
+  it('lists every top-level name a file declares (grouped or not), but methods, _ and init', async () => {
+    const names = await declaredNames(
+      'package inventory\n\ntype (\n\tA struct{}\n\tB = int\n)\ntype C int\nvar x, y = 1, 2\nvar (\n\tm int\n\tn, o = 3, 4\n\t_ = 5\n)\nconst K = 1\nconst (\n\tL = iota\n\tM\n)\nfunc init() {}\nfunc TestStatus(t *testing.T) {}\nfunc (A) Method() {}\nfunc helper() int { return 1 }\n',
+    );
+    assert.deepEqual(names, { pkg: 'inventory', names: ['A', 'B', 'C', 'x', 'y', 'm', 'n', 'o', 'K', 'L', 'M', 'TestStatus', 'helper'] });
+  });
+
+  it('predicts a collision only with files of the same package clause', () => {
+    const ours = { pkg: 'inventory', names: ['TestStatus', 'helper', 'TestFresh'] };
+    const others = [
+      { pkg: 'inventory', names: ['Status', 'TestStatus'] },
+      { pkg: 'inventory_test', names: ['helper'] },
+      { pkg: 'inventory', names: ['TestStatus', 'newTestInventory'] },
+    ];
+    assert.deepEqual(predictedCollisions(ours, others), ['TestStatus']);
+    assert.deepEqual(predictedCollisions({ pkg: 'inventory_test', names: ['helper'] }, others), ['helper']);
+    assert.deepEqual(predictedCollisions(ours, []), []);
   });
 });

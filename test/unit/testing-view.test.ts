@@ -12,11 +12,17 @@ describe('Testing view: sandbox paths back to the workspace', () => {
       '/tmp/xrt-sandbox-4242-AbC123/xrepotest_0f_test.go:12:5: undefined: Foo',
       'see /var/folders/x/T/xrt-sandbox-7-zz9/pricing/rules.go:3',
       '/usr/lib/go/src/testing/testing.go:1689 +0x12',
+      '  --> /tmp/xrt-sandbox-ns4026531836-311-Qx9aZb/src/lib.rs:40:5',
+      'error: could not compile: /xrt/sandbox/src/shapes.rs:7:1 (the fixed path)',
+      '/opt/xrt/sandboxes/x.rs and /xrt/sandbox-other/y.rs are not sandboxes',
     ].join('\n');
     const mapped = mapSandboxPaths(log, ROOT).split('\n');
     assert.equal(mapped[1], `${ROOT}/xrepotest_0f_test.go:12:5: undefined: Foo`);
     assert.equal(mapped[2], `see ${ROOT}/pricing/rules.go:3`);
     assert.equal(mapped[3], '/usr/lib/go/src/testing/testing.go:1689 +0x12');
+    assert.equal(mapped[4], `  --> ${ROOT}/src/lib.rs:40:5`);
+    assert.equal(mapped[5], `error: could not compile: ${ROOT}/src/shapes.rs:7:1 (the fixed path)`);
+    assert.equal(mapped[6], '/opt/xrt/sandboxes/x.rs and /xrt/sandbox-other/y.rs are not sandboxes');
   });
 
   it('maps a placement (relative to the copy, or absolute in it) to a workspace path', () => {

@@ -8,7 +8,7 @@ import { adapterFor, type LanguageId } from '../languages';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { CappedOutput } from './output';
-import { pidNamespace } from './sandbox';
+import { pidNamespace, sandboxRemovalsDone } from './sandbox';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
 import { pidAlive } from '../util/process-namespace';
 
@@ -417,6 +417,7 @@ export class DockerExecutor implements Executor {
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.pooled].map((e) => this.retire(e)));
+    await sandboxRemovalsDone();
   }
 }
 

@@ -17,7 +17,7 @@ export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
-import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult } from './types';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
   executor: Executor;
@@ -107,7 +107,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   // The slot's copy-on-write views (filled when its warm environment is shared): a kept sandbox gets them merged.
   let overlays: OverlayMount[] = [];
   try {
-    const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities.hostToolchains, opts.timeouts);
+    const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities, opts.timeouts);
     overlays = ctx.overlays;
     // What the toolchain sees is wrong with the environment before anything runs (PHP: a runner mismatch).
     // Docker: the image's own tool versions (probed once per image) say which runner the phases use.
@@ -123,16 +123,20 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       throw e;
     });
     const open = session;
-    const run = async (cmd: Parameters<typeof open.run>[0]): Promise<PhaseResult> => {
-      opts.onPhase?.(cmd.phase);
+    // Runs a phase; recorded in `phases` unless the caller records it itself (phases run at once).
+    const execute = async (cmd: Parameters<typeof open.run>[0], signal = opts.signal): Promise<PhaseResult> => {
       try {
-        const r = await open.run(cmd, opts.signal);
-        phases.push(r);
-        return r;
+        return await open.run(cmd, signal);
       } catch (e) {
         if (e && typeof e === 'object') executorErrors.add(e);
         throw e;
       }
+    };
+    const run = async (cmd: Parameters<typeof open.run>[0]): Promise<PhaseResult> => {
+      opts.onPhase?.(cmd.phase);
+      const r = await execute(cmd);
+      phases.push(r);
+      return r;
     };
     const warm = await warmUp(ctx, opts.executor, run, opts.repoDir);
     if (warm && !('phase' in warm)) {
@@ -145,7 +149,10 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
       };
     }
-    const placed = await placeAndCompile(ctx, run);
+    // A compile phase that only checks the test (php -l, ruby -c) runs beside the test phase where the
+    // executor keeps commands apart: the check's verdict still comes from a process no test code ran in.
+    const beside = toolchain.compileOnlyChecks && opts.executor.capabilities.concurrentCommands ? await placeAndCheckBesideTest(ctx, execute, phases, opts) : null;
+    const placed = beside ?? (await placeAndCompile(ctx, run));
     placement = placed.placement;
     const compiled = placed.compiled;
     // Decided at placement from the pristine copy and the task (never from what the test wrote or printed).
@@ -159,7 +166,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     let hits = null;
     let notBuilt: string | null = null;
     if (compiled.exitCode === 0) {
-      const tested = await run(toolchain.test(ctx, placement, compiled));
+      const tested = beside?.tested ?? (await run(toolchain.test(ctx, placement, compiled)));
       report = toolchain.testReport(ctx, placement, tested);
       notBuilt = toolchain.notBuilt?.(ctx, placement, tested, report) ?? null;
       // Coverage counts even when tests fail, as in the paper (Cov); Cov@Pass is derived from passing slots.
@@ -220,9 +227,12 @@ export function runContext(
   language: LanguageId,
   testCode: string,
   sandbox: Sandbox,
-  hostToolchains: boolean,
+  executor: Pick<ExecutorCapabilities, 'hostToolchains' | 'fixedSandboxPath'> | boolean,
   timeouts?: Partial<PhaseTimeouts>,
 ): RunContext {
+  const capabilities = typeof executor === 'boolean' ? { hostToolchains: executor } : executor;
+  const hostToolchains = capabilities.hostToolchains;
+  const fixedPath = (adapterFor(language).toolchain.fixedPath && capabilities.fixedSandboxPath) || null;
   const base = {
     task,
     language,
@@ -232,6 +242,7 @@ export function runContext(
     timeouts: { ...DEFAULT_TIMEOUTS, ...timeouts },
     baseEnv: { HOME: path.join(sandbox.xrt, 'home'), TMPDIR: path.join(sandbox.xrt, 'tmp'), LANG: 'C.UTF-8' },
     hostToolchains,
+    fixedPath,
   };
   const declared = adapterFor(language).toolchain.writableDirs?.(base) ?? [];
   // Made now, before any untrusted code runs (the executor binds them writable into a read-only copy).
@@ -273,6 +284,55 @@ export async function placeAndCompile(
     compiled = await run({ ...toolchain.compile(ctx, placement), phase: 'compile-retry' });
   }
   return { placement, compiled };
+}
+
+/**
+ * Places the test, then starts its check (the compile phase of a toolchain whose compile only checks:
+ * `compileOnlyChecks`) and its test phase at once, each its own confined command. The check runs with
+ * the test phase's read-only view of the copy (it writes nothing), so the running test can change
+ * neither the file checked nor the checker; its verdict is the compile verdict, as when they run one
+ * after the other. A failed check stops the test phase and drops it: the slot's phases and score are
+ * those of the sequential run (compile only). Both are recorded in that order.
+ */
+async function placeAndCheckBesideTest(
+  ctx: RunContext,
+  execute: (cmd: PhaseCommand, signal?: AbortSignal) => Promise<PhaseResult>,
+  phases: PhaseResult[],
+  opts: EvaluateOptions,
+): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult }> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  const placement = await toolchain.place(ctx);
+  const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
+  if (placement.environment) {
+    opts.onPhase?.('compile');
+    const compiled = await execute(check);
+    phases.push(compiled);
+    return { placement, compiled };
+  }
+  const stop = new AbortController();
+  const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
+  opts.onPhase?.('compile');
+  const testing = execute(toolchain.test(ctx, placement, undefined), signal);
+  // Settled either way before returning: a rejected test phase is not left unhandled.
+  testing.catch(() => undefined);
+  let compiled: PhaseResult;
+  try {
+    compiled = await execute(check);
+  } catch (e) {
+    stop.abort();
+    await testing.catch(() => undefined);
+    throw e;
+  }
+  phases.push(compiled);
+  if (compiled.exitCode !== 0 || compiled.timedOut) {
+    stop.abort();
+    await testing.catch(() => undefined);
+    return { placement, compiled };
+  }
+  opts.onPhase?.('test');
+  const tested = await testing;
+  phases.push(tested);
+  return { placement, compiled, tested };
 }
 
 /** A pass needs both the runner's exit code and its own report: a crash after "ok" lines, or zero tests, is no pass. */

@@ -7,6 +7,7 @@ import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import { sandboxRemovalsDone } from './sandbox';
 import { seal } from './warm-environment';
 import { which } from '../util/which';
 
@@ -221,6 +222,20 @@ function seedView(lower: string, target: string, rewritesInPlace: boolean, confi
   return 'copy';
 }
 
+/**
+ * Where a command that asks for it (`PhaseCommand.fixedPath`) sees its sandbox: the same path for every
+ * slot and run (each command has a mount namespace of its own), so build caches that hold absolute
+ * paths — cargo's fingerprints and incremental state — built there by a warm-up serve every slot. It
+ * exists only inside the confinement (bubblewrap's root is empty but for what is bound).
+ */
+export const FIXED_SANDBOX_PATH = '/xrt/sandbox';
+
+/** Every mention of the sandbox's host path in a string, as the same path under `view`. */
+function atView(sandboxDir: string, view: string): (s: string) => string {
+  const mention = new RegExp(`${sandboxDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|$)`, 'g');
+  return (s) => s.replace(mention, view);
+}
+
 /** Host settings the toolchains need though HOME points into the sandbox (each language's `local.hostEnv`). */
 function hostToolchainEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
@@ -254,7 +269,15 @@ export class LocalExecutor implements Executor {
   }
 
   get capabilities(): ExecutorCapabilities {
-    return { hostToolchains: true, hostFetch: { bubblewrap: this.bwrap, hostView: this.confinement?.hostView } };
+    return {
+      hostToolchains: true,
+      hostFetch: { bubblewrap: this.bwrap, hostView: this.confinement?.hostView },
+      // Each command is its own process group (and PID namespace, and cgroup where there are some),
+      // killed with all it started when it ends, never another command's.
+      concurrentCommands: true,
+      // Only bubblewrap can show the sandbox elsewhere (a mount namespace per command).
+      ...(this.bwrap ? { fixedSandboxPath: FIXED_SANDBOX_PATH } : {}),
+    };
   }
 
   /** The bubblewrap this executor confines commands with, or null when it runs them unconfined. */
@@ -328,6 +351,11 @@ export class LocalExecutor implements Executor {
     return { kind: 'local', engine: `local: ${isolation}; ${limits}; ${warm}`, versions };
   }
 
+  /** Nothing is kept between slots but the sandboxes still being deleted in the background: waits for those. */
+  async close(): Promise<void> {
+    await sandboxRemovalsDone();
+  }
+
   async open(spec: SessionSpec): Promise<Session> {
     this.hostEnv ??= hostToolchainEnv();
     return new LocalSession(spec, this.bwrap, this.cgroups, this.hostEnv);
@@ -349,7 +377,19 @@ class LocalSession implements Session {
     const { limits, sandboxDir } = this.spec;
     // Without cgroups, rlimits still bound memory and processes (RLIMIT_AS is coarse: address space).
     const rlimits = cgroup ? [] : ['prlimit', `--as=${limits.memoryBytes * 2}`, `--nproc=${limits.pids}`, '--'];
-    const inner = [...rlimits, ...cmd.argv];
+    // At the fixed path (and at its own: the engine's scripts name it), every mention translated.
+    const view = cmd.fixedPath && this.bwrap ? FIXED_SANDBOX_PATH : null;
+    const shown = view ? atView(sandboxDir, view) : (s: string): string => s;
+    const inner = [...rlimits, ...cmd.argv.map(shown)];
+    // The test phase gets a read-only copy but for the folders its runner writes (cmd.sandboxWritable);
+    // trusted binds (a warm-up's entry) go over folders of the copy. Bound recursively: overlays mounted
+    // at the host path before bubblewrap appear at the fixed one too.
+    const sandboxAt = (at: (s: string) => string): string[] => [
+      ...(cmd.sandboxWritable
+        ? ['--ro-bind', sandboxDir, at(sandboxDir), ...cmd.sandboxWritable.flatMap((d) => ['--bind', d, at(d)])]
+        : ['--bind', sandboxDir, at(sandboxDir)]),
+      ...(cmd.binds ?? []).flatMap((b) => ['--bind', b.source, at(b.dest)]),
+    ];
     const confined = this.bwrap
       ? [
           this.bwrap,
@@ -358,22 +398,21 @@ class LocalSession implements Session {
           '--dev', '/dev',
           '--proc', '/proc',
           '--tmpfs', '/tmp',
-          // The test phase gets a read-only copy but for the folders its runner writes (cmd.sandboxWritable).
-          ...(cmd.sandboxWritable
-            ? ['--ro-bind', sandboxDir, sandboxDir, ...cmd.sandboxWritable.flatMap((d) => ['--bind', d, d])]
-            : ['--bind', sandboxDir, sandboxDir]),
+          ...sandboxAt((s) => s),
+          ...(view ? sandboxAt(shown) : []),
           ...(cmd.writable ?? []).flatMap((d) => ['--bind', d, d]),
           '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
           '--die-with-parent', '--new-session',
           // Root in the sandbox without capabilities: no kernel modules, mounts, or writes to others' files.
           '--cap-drop', 'ALL',
-          '--chdir', cmd.cwd,
+          '--chdir', shown(cmd.cwd),
           '--',
           ...inner,
         ]
       : inner;
     const overlays = cmd.overlays ?? [];
     if (overlays.length && !this.bwrap) throw new Error('overlays were declared for a phase the local executor does not confine');
+    if (cmd.binds?.length && !this.bwrap) throw new Error('binds were declared for a phase the local executor does not confine');
     // Each overlay mounted in a mount namespace of this command's own (gone with it), bubblewrap inside it.
     const mounted = overlays.length
       ? ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', `${OVERLAY_SCRIPT} && exec "$@"`, 'xrt-overlay', ...overlays.flatMap((o) => [o.lower, o.upper, o.work, o.dest]), '--', ...confined]
@@ -396,7 +435,7 @@ class LocalSession implements Session {
     const output = new CappedOutput(this.spec.limits.outputBytes);
     const started = Date.now();
     // A clean environment: the host's (API keys included) never reaches generated code.
-    const env = { LANG: 'C.UTF-8', ...this.hostEnv, ...cmd.env };
+    const env = { LANG: 'C.UTF-8', ...this.hostEnv, ...this.shownEnv(cmd) };
     return await new Promise<PhaseResult>((resolve) => {
       let timedOut = false;
       let finished = false;
@@ -442,6 +481,13 @@ class LocalSession implements Session {
       child.on('error', (e) => void finish(null, null, e));
       child.on('close', (code, sig) => void finish(code, sig));
     });
+  }
+
+  /** The command's own environment, its mentions of the sandbox at the fixed path where it runs there. */
+  private shownEnv(cmd: PhaseCommand): Record<string, string> {
+    if (!cmd.fixedPath || !this.bwrap) return cmd.env;
+    const shown = atView(this.spec.sandboxDir, FIXED_SANDBOX_PATH);
+    return Object.fromEntries(Object.entries(cmd.env).map(([k, v]) => [k, shown(v)]));
   }
 
   async close(): Promise<void> {

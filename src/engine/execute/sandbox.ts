@@ -66,7 +66,7 @@ const reaped = new Set<string>();
  * `xrt-sandbox-ns<pid namespace>-<pid>-…`: only a sandbox of our own namespace can be judged by its pid.
  * The `ns` keeps older versions (which read the first number as the pid) from reaping these.
  */
-const SANDBOX_NAME = /^xrt-sandbox-ns(\d+)-(\d+)-/;
+const SANDBOX_NAME = /^xrt-(?:sandbox|trash)-ns(\d+)-(\d+)-/;
 
 /**
  * Removes sandboxes left by runs that were killed (SIGKILL leaves no chance to clean up): their names
@@ -137,8 +137,43 @@ export function findProjectRoot(root: string, file: string, manifests: readonly 
   }
 }
 
+/** Removals still running in the background (`removeSandbox`). */
+const removals = new Set<Promise<void>>();
+
+/**
+ * Removes a sandbox. At once, its folder goes by one rename to `xrt-trash-ns<ns>-<pid>-…` in the
+ * temporary folder (a reused container's pool folder is then empty, nothing of the slot is left at its
+ * path); its files are deleted in the background: a just-built target folder takes 0.1–0.2 s to
+ * delete on ext4 (357 files, 32 MB: Rust's fixture), which the slot's result need not wait for.
+ * Where the rename cannot be made (another file system), it is removed now. A process that exits
+ * before the background removal ends leaves the trash to the next run's reaping (its pid is dead).
+ */
 export function removeSandbox(sandbox: Sandbox): void {
-  removeSandboxDir(sandbox.dir);
+  const trash = path.join(os.tmpdir(), `xrt-trash-ns${pidNamespace()}-${process.pid}-${randomBytes(6).toString('hex')}`);
+  try {
+    fs.renameSync(sandbox.dir, trash);
+  } catch {
+    removeSandboxDir(sandbox.dir);
+    return;
+  }
+  const removal = removeSandboxDirInBackground(trash).finally(() => removals.delete(removal));
+  removals.add(removal);
+}
+
+/** Waits for the background removals of sandboxes (executors' `close`, before a process exits). */
+export async function sandboxRemovalsDone(): Promise<void> {
+  while (removals.size) await Promise.all([...removals]);
+}
+
+async function removeSandboxDirInBackground(dir: string): Promise<void> {
+  try {
+    const xrt = path.join(dir, '.xrt');
+    if ((await fs.promises.lstat(xrt).catch(() => null))?.isDirectory()) await fs.promises.chmod(xrt, 0o700);
+    await fs.promises.rm(dir, { recursive: true, force: true });
+  } catch {
+    // Folders a test made unremovable (mode 000): the synchronous way fixes modes first.
+    removeSandboxDir(dir);
+  }
 }
 
 /**

@@ -43,6 +43,12 @@ export interface RunContext {
    * with the slot (before the test exists): every phase made after that mounts them (`phase`).
    */
   overlays: OverlayMount[];
+  /**
+   * The executor's fixed path for the sandbox, when this toolchain asks for one (`Toolchain.fixedPath`)
+   * and the executor gives one: every phase runs there (`PhaseCommand.fixedPath`), and what runners
+   * report names files under it (`runnerPath`). Null: runners see the host path.
+   */
+  fixedPath: string | null;
 }
 
 export interface Placement {
@@ -74,6 +80,11 @@ export interface Placement {
 export interface Toolchain {
   /** Files that mark a project root (`go.mod`, `Cargo.toml`…). */
   manifests: readonly string[];
+  /**
+   * The build's caches hold absolute paths (cargo's fingerprints and incremental state): the phases
+   * run with the sandbox at the executor's fixed path where it has one (`RunContext.fixedPath`).
+   */
+  fixedPath?: boolean;
   /**
    * A trusted command on the pristine copy, before the test is placed, that fills a build cache
    * (`cacheDir`) with the project's own build. With `warmIdentity`, on an executor that keeps caches
@@ -115,13 +126,19 @@ export interface Toolchain {
   place(ctx: RunContext): Promise<Placement>;
   compile(ctx: RunContext, placement: Placement): PhaseCommand;
   /**
+   * The compile phase only checks the placed test (a parser's verdict: `php -l`, `ruby -c`): it writes
+   * nothing, and the test phase needs nothing of it (`test` is then given no compile result). Where
+   * the executor keeps commands apart (`concurrentCommands`), both start at once (execute/evaluate.ts).
+   */
+  compileOnlyChecks?: boolean;
+  /**
    * After a failed compile: a change to the sandbox that may let it compile (Go: rename what our test
    * redeclares, or set the package's broken existing tests aside), described by a note; null when there
    * is nothing to try. Called again after each retry that fails, a few rounds at most.
    */
   repairEnvironment?(ctx: RunContext, placement: Placement, failed: PhaseResult): string | null | Promise<string | null>;
-  /** The test phase, given the compile result (Rust needs the test executables it listed). */
-  test(ctx: RunContext, placement: Placement, compiled: PhaseResult): PhaseCommand;
+  /** The test phase, given the compile result (Rust needs the test executables it listed; none where `compileOnlyChecks`). */
+  test(ctx: RunContext, placement: Placement, compiled: PhaseResult | undefined): PhaseCommand;
   /** A phase that turns raw profiles into a report (Rust's llvm-cov export); null where the test phase wrote it. */
   coverage(ctx: RunContext, placement: Placement): PhaseCommand | null;
   /**
@@ -167,7 +184,16 @@ export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: s
   if (phaseName === 'test' || phaseName === 'coverage') cmd.sandboxWritable = ctx.writableDirs;
   // Every phase after the warm environment was shared sees it copy-on-write (the warm-up itself does not).
   if (ctx.overlays.length) cmd.overlays = [...ctx.overlays];
+  if (ctx.fixedPath) cmd.fixedPath = true;
   return cmd;
+}
+
+/** A sandbox path (absolute, on the host) as the phases' runners see it: under the fixed path where they run at one. */
+export function runnerPath(ctx: Pick<RunContext, 'sandbox' | 'fixedPath'>, abs: string): string {
+  if (!ctx.fixedPath) return abs;
+  const rel = path.relative(ctx.sandbox.dir, abs);
+  if (rel.startsWith('..') || path.isAbsolute(rel)) return abs;
+  return rel ? path.join(ctx.fixedPath, rel) : ctx.fixedPath;
 }
 
 /** A sandbox path as the safe reader wants it: relative to the sandbox root, '/'-separated. */

@@ -41,6 +41,19 @@ export interface PhaseCommand {
    * Only the executor that declared them (`SharedCache.share`) gets them.
    */
   overlays?: OverlayMount[];
+  /**
+   * Host folders shown writable at a place inside the sandbox (`dest`, an empty folder of the copy), for
+   * trusted commands only: a warm-up filling a warm entry where the slots will later see it.
+   */
+  binds?: Array<{ source: string; dest: string }>;
+  /**
+   * Run with the sandbox at the executor's fixed path (`ExecutorCapabilities.fixedSandboxPath`):
+   * every path into the sandbox in argv, env and cwd is given as the same path under the fixed one.
+   * For build tools whose caches hold absolute paths (cargo's fingerprints and incremental state, Go's
+   * build cache): a warm environment built at the fixed path then serves every slot, whatever its
+   * sandbox's host path. The sandbox stays reachable at its host path too (scripts name it).
+   */
+  fixedPath?: boolean;
 }
 
 /** An overlay a phase runs with: a warm entry's folder (`lower`, outside the sandbox) seen copy-on-write at `dest`. */
@@ -135,6 +148,18 @@ export interface ExecutorCapabilities {
    * dependencies are fetched elsewhere (an environment image, at build time) or not shared.
    */
   hostFetch?: { bubblewrap: string | null; hostView?: readonly string[] };
+  /**
+   * Where the executor shows the sandbox to a command that asks for it (`PhaseCommand.fixedPath`): one
+   * path for every slot and run, each command in a mount namespace of its own. Absent: commands see the
+   * sandbox at its host path only.
+   */
+  fixedSandboxPath?: string;
+  /**
+   * Two commands of one session may run at once without seeing each other: each has its own process
+   * namespace and cgroup, and what one leaves behind is killed without touching the other (local).
+   * Absent: one command at a time (docker: a command's clean-up kills every process of its user).
+   */
+  concurrentCommands?: boolean;
   /**
    * Builds (or reuses) a repository's environment image, its dependencies fetched once, and names it.
    * Absent where the executor runs no images.

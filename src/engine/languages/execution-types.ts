@@ -237,4 +237,10 @@ export interface NativeRun {
   plain: NativeStep[];
   /** Puts the copy back as it was before `prepare` (removes the test file, or the module appended to the focal file). */
   restore(): void;
+  /**
+   * Untimed, after `restore`: what brings the copy's build state back to the code without the test, as
+   * in a person's checkout before they write one (Rust: rustc's incremental state would otherwise hold
+   * this very test from the run before, and the next run recompile almost nothing). Each must exit 0.
+   */
+  settle?: NativeStep[];
 }

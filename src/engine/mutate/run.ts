@@ -143,7 +143,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
   const results: MutantResult[] = [];
   let mutantTimeoutMs = 0;
   try {
-    const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities.hostToolchains, opts.timeouts);
+    const ctx = runContext(task, language, testCode, sandbox, opts.executor.capabilities, opts.timeouts);
     const open = await tagged(opts.executor.open({ language, sandboxDir: sandbox.dir, limits: { ...DEFAULT_LIMITS, ...opts.limits }, image: opts.image }));
     session = open;
     const run = (cmd: PhaseCommand): Promise<PhaseResult> => tagged(open.run(cmd, opts.signal));

@@ -78,3 +78,47 @@ export async function testFunctionNames(code: string): Promise<string[]> {
     parsed.tree.delete();
   }
 }
+
+/** A Go file's package clause and the top-level names it declares (funcs, types, vars, consts; not methods, `_` or `init`). */
+export interface DeclaredNames {
+  pkg: string | null;
+  names: string[];
+}
+
+/** What a file declares at top level, from tree-sitter; null when it does not parse in time. */
+export async function declaredNames(code: string): Promise<DeclaredNames | null> {
+  const parsed = await parseWithDeadline('go', code, 10_000);
+  if (!('tree' in parsed)) return null;
+  try {
+    let pkg: string | null = null;
+    const names: string[] = [];
+    const add = (n: Node | null | undefined): void => {
+      if (n && n.text !== '_' && n.text !== 'init') names.push(n.text);
+    };
+    for (const node of named(parsed.tree.rootNode)) {
+      if (node.type === 'package_clause') pkg = named(node).find((c) => c.type === 'package_identifier')?.text ?? null;
+      else if (node.type === 'function_declaration') add(field(node, 'name'));
+      else if (node.type === 'type_declaration') for (const spec of named(node)) add(field(spec, 'name'));
+      else if (node.type === 'var_declaration' || node.type === 'const_declaration') {
+        // var x, y = …; var ( a int; b = 2 ): every name of every spec, in a group or not.
+        const specs = named(node).flatMap((c) => (c.type === 'var_spec_list' ? named(c) : [c]));
+        for (const spec of specs) for (const id of named(spec)) if (id.type === 'identifier' && spec.childrenForFieldName('name').some((n) => n?.id === id.id)) add(id);
+      }
+    }
+    return { pkg, names };
+  } finally {
+    parsed.tree.delete();
+  }
+}
+
+/**
+ * The top-level names our file declares that the package's other files (of the same package clause)
+ * declare too: what `go test -c` would report as "redeclared in this block", known before it runs. A
+ * name declared by a file the build leaves out (a build tag, another GOOS) is counted all the same:
+ * renaming it in our file only is harmless, and any collision missed here is still reported by the
+ * compiler and repaired after it.
+ */
+export function predictedCollisions(ours: DeclaredNames, others: readonly DeclaredNames[]): string[] {
+  const theirs = new Set(others.filter((o) => o.pkg === ours.pkg).flatMap((o) => o.names));
+  return [...new Set(ours.names.filter((n) => theirs.has(n)))];
+}

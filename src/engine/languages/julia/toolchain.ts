@@ -59,6 +59,8 @@ export const juliaToolchain: Toolchain = {
   // Julia writes `<file>.<pid>.cov` next to each source file it covers, and precompiles into its depot.
   writableDirs: (ctx) => [path.dirname(ctx.sandbox.focalFile), path.join(ctx.sandbox.xrt, 'depot')],
 
+  // The parse check writes nothing; it may run beside the test phase (execute/evaluate.ts).
+  compileOnlyChecks: true,
   compile: (ctx, placement) =>
     phase('compile', ctx, ['julia', '--startup-file=no', path.join(ctx.sandbox.xrt, 'parse_check.jl'), placement.testFile], ctx.sandbox.projectRoot),
 

@@ -137,6 +137,8 @@ export const phpToolchain: Toolchain = {
     return 'problem' in choice ? choice.problem : null;
   },
 
+  // `php -l`: PHP's own verdict on the file, writing nothing; it may run beside the test phase (execute/evaluate.ts).
+  compileOnlyChecks: true,
   compile: (ctx, placement) => phase('compile', ctx, ['php', '-l', placement.testFile], ctx.sandbox.projectRoot),
 
   test(ctx, placement) {

@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import type { NativeTestCommand } from '../execution-types';
+import { BUNDLE } from './bundle';
 
 /**
  * Ruby's own Coverage started before anything loads (RUBYOPT), writing the focal file's line counts
@@ -15,9 +17,26 @@ at_exit do
 end
 `;
 
+/** Per checkout copy: whether its bundle is installed (asked once: `bundle check` takes half a second). */
+const bundled = new Map<string, boolean>();
+
 /**
- * `rspec` with line coverage in a person's checkout: the benchmark's reference. The test goes to
- * `spec/…_spec.rb` and loads the project through its spec helper, as the toolchain places it.
+ * A person's command for a project with a Gemfile whose bundle is installed is `bundle exec rspec`
+ * (the toolchain runs the tests that way too: bundle.ts); else the plain `rspec`.
+ */
+function runner(projectRoot: string): string[] {
+  let installed = bundled.get(projectRoot);
+  if (installed === undefined) {
+    installed = fs.existsSync(path.join(projectRoot, 'Gemfile')) && spawnSync(BUNDLE[0], [...BUNDLE.slice(1), 'check'], { cwd: projectRoot, stdio: 'ignore' }).status === 0;
+    bundled.set(projectRoot, installed);
+  }
+  return installed ? [...BUNDLE, 'exec', 'rspec'] : ['rspec'];
+}
+
+/**
+ * `rspec` with line coverage in a person's checkout: the benchmark's reference, through `bundle exec`
+ * where the project's bundle is installed. The test goes to `spec/…_spec.rb` and loads the project
+ * through its spec helper, as the toolchain places it.
  */
 export const rubyNative: NativeTestCommand = {
   mark: (code, marker) => `# ${marker}\n${code}`,
@@ -38,12 +57,12 @@ export const rubyNative: NativeTestCommand = {
       report,
       withCoverage: [
         {
-          argv: ['rspec', testFile],
+          argv: [...runner(projectRoot), testFile],
           cwd: projectRoot,
           env: { RUBYOPT: `-r${start}`, XRT_NATIVE_FOCAL: focalFile, XRT_NATIVE_COVERAGE: report },
         },
       ],
-      plain: [{ argv: ['rspec', testFile], cwd: projectRoot }],
+      plain: [{ argv: [...runner(projectRoot), testFile], cwd: projectRoot }],
       restore: () => (made ? fs.rmSync(specDir, { recursive: true, force: true }) : fs.rmSync(testFile, { force: true })),
     };
   },

@@ -62,6 +62,8 @@ export const rubyToolchain: Toolchain = {
     return placement;
   },
 
+  // `ruby -c`: Ruby's own verdict on the file, writing nothing; it may run beside the test phase (execute/evaluate.ts).
+  compileOnlyChecks: true,
   compile: (ctx, placement) => phase('compile', ctx, ['ruby', '-c', placement.testFile], ctx.sandbox.projectRoot),
 
   test(ctx, placement) {

@@ -72,6 +72,12 @@ export const rustNative: NativeTestCommand = {
       ],
       plain: [{ argv: ['cargo', 'test', '--offline', filter], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } }],
       restore: () => fs.writeFileSync(focalFile, original),
+      // Both target folders built from the code without the test: the next run compiles what a new
+      // test changes, not a comment's difference from the same test compiled a moment ago.
+      settle: [
+        { argv: ['cargo', 'test', '--no-run', '--offline'], cwd: projectRoot, env: { ...covEnv, LLVM_PROFILE_FILE: path.join(outDir, 'settle-%p-%m.profraw') } },
+        { argv: ['cargo', 'test', '--no-run', '--offline'], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } },
+      ],
     };
   },
 };

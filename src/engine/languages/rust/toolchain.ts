@@ -1,14 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureDirInSandbox } from '../../execute/safe-fs';
-import { phase, readInSandbox, sandboxRel, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
+import { ensureDirInSandbox, readSandboxFile, SandboxFileError, writeSandboxFile } from '../../execute/safe-fs';
+import { phase, readInSandbox, runnerPath, sandboxRel, readReport, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { children, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { focalConfiguration, insertionOffset, type FocalConfiguration } from './configuration';
 import { parseLcov } from '../../score/coverage/lcov';
 import { rustStatementLines, statementHits } from './statement-lines';
 import { parseLibtestOutput } from '../../score/reports/libtest';
-import { prepareWarmTarget } from './warm-target';
+import { testTargetArgs, CARGO_METADATA_FILE } from './test-targets';
+import { cargoMetadataOf, prepareWarmTarget } from './warm-target';
 
 function moduleName(ctx: RunContext): string {
   return `xrepotest_${ctx.id}`;
@@ -47,7 +47,7 @@ const unknownGates = new WeakMap<Placement, string>();
 
 /** What placement decided for cargo's command line, checked again: only `--features=<declared names>` and `--no-default-features`. */
 function cargoArgs(placement: Placement): string[] {
-  return (placement.buildArgs ?? []).filter((a) => a === '--no-default-features' || /^--features=[A-Za-z0-9_][A-Za-z0-9_+.-]*(?:,[A-Za-z0-9_][A-Za-z0-9_+.-]*)*$/.test(a));
+  return (placement.buildArgs ?? []).filter((a) => a === '--no-default-features' || a === '--lib' || a === '--bins' || /^--features=[A-Za-z0-9_][A-Za-z0-9_+.-]*(?:,[A-Za-z0-9_][A-Za-z0-9_+.-]*)*$/.test(a));
 }
 
 function lineOf(text: string, offset: number): number {
@@ -113,12 +113,19 @@ function shellQuote(s: string): string {
 
 export const rustToolchain: Toolchain = {
   manifests: ['Cargo.toml'],
+  // cargo's fingerprints and rustc's incremental state hold the package's and the target folder's
+  // absolute paths: at a new path every slot would rebuild the crate from scratch (1.4 s instead of
+  // 0.5 s for the fixture), however warm its target folder.
+  fixedPath: true,
 
   async place(ctx: RunContext): Promise<Placement> {
     const body = await unwrapTestModule(ctx.testCode);
     const module = `\n\n#[cfg(test)]\nmod ${moduleName(ctx)} {\n${body.replace(/^\n+|\s+$/g, '')}\n}\n`;
-    // The pristine copy (no untrusted code has run yet): it equals the task's file_content.
-    const original = fs.readFileSync(ctx.sandbox.focalFile, 'utf8');
+    // The warm-up ran the repository's build script in this sandbox (in a container, or the slot that
+    // built the warm entry): the focal file is read and written without following a link it may have
+    // left there. It must still be the task's file_content, as the sandbox was made.
+    const original = readSandboxFile(ctx.sandbox.dir, ctx.sandbox.focalInCopy, 64 * 1024 ** 2);
+    if (original !== ctx.task.file_content) throw new SandboxFileError(`the focal file ${ctx.sandbox.focalRelPath} changed before the test was placed (by the project's build script?)`);
     const parsed = await parseWithDeadline('rust', original, 10_000);
     let at = original.length;
     let config: FocalConfiguration = { args: [] };
@@ -130,13 +137,16 @@ export const rustToolchain: Toolchain = {
         parsed.tree.delete();
       }
     }
-    fs.writeFileSync(ctx.sandbox.focalFile, original.slice(0, at) + module + original.slice(at));
+    writeSandboxFile(ctx.sandbox.dir, ctx.sandbox.focalInCopy, original.slice(0, at) + module + original.slice(at));
     const notes = [
       ...(at < original.length ? [`the test module went at the end of the inline module holding ${ctx.task.function_name} (line ${lineOf(original, at)})`] : []),
       ...(config.args.length ? [`cargo builds with ${config.args.join(' ')} (the focal code's cfg gates)`] : []),
       ...(config.unknownGate ? [`the focal code sits behind ${config.unknownGate}, which cannot be evaluated before the build`] : []),
     ];
-    const placement: Placement = { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes, buildArgs: config.args };
+    // Only the targets whose test harness can hold the module (test-targets.ts), as cargo named them in the warm-up.
+    const targets = testTargetArgs(cargoMetadataOf(ctx), runnerPath(ctx, path.join(ctx.sandbox.projectRoot, 'Cargo.toml')), runnerPath(ctx, ctx.sandbox.focalFile));
+    if (targets.length) notes.push(`cargo builds only the test harness of ${targets.map((t) => (t === '--lib' ? 'the library' : 'the binaries')).join(' and ')} (${targets.join(' ')}), where the test module is`);
+    const placement: Placement = { testFile: ctx.sandbox.focalFile, writtenCode: module, testNames: [], notes, buildArgs: [...config.args, ...targets] };
     if (at < original.length) placement.insertedAt = at;
     if (config.environment) placement.environment = config.environment;
     if (config.unknownGate) unknownGates.set(placement, config.unknownGate);
@@ -150,7 +160,7 @@ export const rustToolchain: Toolchain = {
     phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics', ...cargoArgs(placement)], ctx.sandbox.projectRoot, cargoEnv(ctx)),
 
   test(ctx, _placement, compiled) {
-    const exes = testExecutables(compiled.output);
+    const exes = testExecutables(compiled?.output ?? '');
     const prof = path.join(ctx.sandbox.out, 'prof');
     ensureDirInSandbox(ctx.sandbox.dir, sandboxRel(ctx, prof));
     // libtest filters by substring: our module's path segment selects only our tests in every binary.
@@ -194,7 +204,8 @@ export const rustToolchain: Toolchain = {
   async focalHits(ctx) {
     const lcov = readReport(ctx, 'coverage.lcov');
     if (lcov === null) return null;
-    const hits = parseLcov(lcov, ctx.sandbox.focalFile);
+    // llvm-cov names the sources as rustc compiled them: where the phases saw the sandbox.
+    const hits = parseLcov(lcov, runnerPath(ctx, ctx.sandbox.focalFile));
     // Statement lines come from the task's focal file (trusted), never from what the test left in the copy.
     const statements = await rustStatementLines(ctx.task.file_content);
     return statementHits(hits, statements, ctx.task.function_component.end_line);
@@ -224,7 +235,8 @@ export const rustToolchain: Toolchain = {
           ctx,
           // Its status: do the dependencies resolve offline and does the project build (exit 1)? Then
           // the tests' build warms the dev-dependencies (exit 2: read by warm-target.ts).
-          ['sh', '-c', 'cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0'],
+          // First, cargo's account of the package's targets (no build script runs for it): which of them the compile builds.
+          ['sh', '-c', 'cargo metadata --no-deps --format-version 1 --offline > "$0" 2>/dev/null || rm -f "$0"; cargo build --offline || exit 1; cargo test --no-run --offline || exit 2; exit 0', path.join(ctx.sandbox.xrt, CARGO_METADATA_FILE)],
           ctx.sandbox.projectRoot,
           { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
         ),

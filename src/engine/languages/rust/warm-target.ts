@@ -6,6 +6,7 @@ import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
 import { familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
+import { CARGO_METADATA_FILE, MAX_METADATA_BYTES } from './test-targets';
 
 /**
  * A warm `target/` per key for the local executor (docs/execution.md, "Warm environments"). Without it
@@ -31,6 +32,26 @@ import { fetchDependencies, isResolutionFailure, unresolvableProblem, type Fetch
 interface WarmMeta {
   /** Cargo.lock files the fetch wrote or changed, relative to the copy ('/'-separated). */
   locks: Array<{ rel: string; content: string }>;
+  /** What `cargo metadata --no-deps` said in the warm-up (test-targets.ts), or null. */
+  cargoMetadata?: string | null;
+}
+
+/** Per sandbox: the warm-up's `cargo metadata` answer, for placement to choose the targets the compile builds. */
+const metadataOf = new WeakMap<object, string | null>();
+
+/** The warm-up's `cargo metadata --no-deps` answer for this slot (test-targets.ts), or null when there is none. */
+export function cargoMetadataOf(ctx: RunContext): string | null {
+  return metadataOf.get(ctx.sandbox) ?? null;
+}
+
+/** The answer the warm-up left in the sandbox (written before any test existed; read through safe-fs all the same). */
+function readCargoMetadata(ctx: RunContext): string | null {
+  const rel = path.relative(ctx.sandbox.dir, path.join(ctx.sandbox.xrt, CARGO_METADATA_FILE)).split(path.sep).join('/');
+  try {
+    return readSandboxFile(ctx.sandbox.dir, rel, MAX_METADATA_BYTES);
+  } catch {
+    return null;
+  }
 }
 
 /** The host toolchain as cargo would run it outside any project (no rust-toolchain.toml applies from /). */
@@ -38,7 +59,9 @@ const hostToolchain = (): string => hostToolIdentity('rustc', ['-vV']);
 
 /** The warm target's key (execute/warm-environment.ts): the pristine copy, the host toolchain and the flags. */
 export function warmTargetKey(ctx: RunContext, flags: string): string {
-  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, toolchain: `warm-target v2\0${hostToolchain()}\0${flags}`, scope: '' });
+  // Built at the fixed path or at the entry's own: the paths its state holds are part of what it is.
+  const at = ctx.fixedPath ? `at ${ctx.fixedPath}` : 'at the entry';
+  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, toolchain: `warm-target v4\0${hostToolchain()}\0${flags}\0${at}`, scope: '' });
 }
 
 /** The Cargo.lock candidates of a copy: at the package and each folder above it up to the copy's root. */
@@ -65,7 +88,11 @@ async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewra
   const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap, hostView: host.hostView });
   // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
   // earlier) may be enough; only if the offline build fails too is the fetch's failure the cause.
-  const warm = await with_.run({ ...plan.command(target), writable: [target] });
+  // At the executor's fixed path, the entry is built where every slot will see it (at the sandbox's
+  // target folder): cargo's fingerprints and rustc's incremental state then hold for each of them.
+  const warm = await with_.run(
+    ctx.fixedPath ? { ...plan.command(plan.targetInSandbox), binds: [{ source: target, dest: plan.targetInSandbox }] } : { ...plan.command(target), writable: [target] },
+  );
   ran(warm);
   if (!warmed(warm)) {
     const repo = repositoryHint(ctx);
@@ -77,7 +104,7 @@ async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewra
     const now = readSandboxFile(ctx.sandbox.dir, rel);
     if (now !== null && now !== old) locks.push({ rel, content: now });
   }
-  return { ok: true, meta: { locks } };
+  return { ok: true, meta: { locks, cargoMetadata: readCargoMetadata(ctx) } };
 }
 
 /**
@@ -137,7 +164,10 @@ function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): Environ
  */
 async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem> {
   const warm = await with_.run(plan.command(plan.targetInSandbox));
-  if (warmed(warm)) return warm;
+  if (warmed(warm)) {
+    metadataOf.set(ctx.sandbox, readCargoMetadata(ctx));
+    return warm;
+  }
   const repo = repositoryHint(ctx);
   return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx);
 }
@@ -169,6 +199,7 @@ export async function prepareWarmTarget(ctx: RunContext, with_: PrepareWith, pla
     if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
   }
   shareWithSlot(ctx, shared, outcome.entry.content, plan.targetInSandbox, true);
+  metadataOf.set(ctx.sandbox, outcome.entry.meta.cargoMetadata ?? null);
   return ranHere;
 }
 
