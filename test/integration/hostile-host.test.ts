@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { checkEnvironment, formatEnvironment } from '../../src/engine/environment';
 import { localHostViewArgs } from '../../src/engine/execute/host-view';
-import { LocalExecutor } from '../../src/engine/execute/local';
+import { FIXED_SANDBOX_PATH, LocalExecutor } from '../../src/engine/execute/local';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { FIXTURE_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
@@ -110,14 +110,18 @@ describe('hostile generated tests look around the host (local executor)', functi
 
   it('lists the root folder: only the folders the view mounts are there, nothing else of the host', async function () {
     if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
-    const { output } = await attack('go', goProbe(['/']));
+    const fixedTop = path.dirname(FIXED_SANDBOX_PATH);
+    const { output } = await attack('go', goProbe(['/', fixedTop]));
     const listed = /LISTED \/: ([^"\\]*)/.exec(output);
     assert.ok(listed, output.slice(-2000));
     const args = localHostViewArgs();
     const mounted = args.flatMap((a, i) => (['--ro-bind', '--tmpfs'].includes(a) ? [args[a === '--tmpfs' ? i + 1 : i + 2]] : a === '--symlink' ? [args[i + 2]] : []));
-    const allowed = new Set([...mounted.map((p) => p.split('/')[1]), 'dev', 'proc', 'tmp', os.tmpdir().split('/')[1]]);
+    // Go's phases see the sandbox at the executor's fixed path: its folder holds that copy and nothing else.
+    const allowed = new Set([...mounted.map((p) => p.split('/')[1]), 'dev', 'proc', 'tmp', os.tmpdir().split('/')[1], fixedTop.split('/')[1]]);
     const extra = listed[1].trim().split(' ').filter((n) => !allowed.has(n));
     assert.deepEqual(extra, [], `the root shows only what is mounted: ${listed[1]}`);
+    const inFixed = new RegExp(`LISTED ${fixedTop}: ([^"\\\\\n]*)`).exec(output);
+    assert.equal(inFixed?.[1].trim() ?? '(not listed)', path.basename(FIXED_SANDBOX_PATH), output.slice(-2000));
   });
 
   it("reads the system's secrets (/etc/shadow, ssh keys): not readable", async function () {

@@ -27,7 +27,8 @@ const bundled = new Map<string, boolean>();
 function runner(projectRoot: string): string[] {
   let installed = bundled.get(projectRoot);
   if (installed === undefined) {
-    installed = fs.existsSync(path.join(projectRoot, 'Gemfile')) && spawnSync(BUNDLE[0], [...BUNDLE.slice(1), 'check'], { cwd: projectRoot, stdio: 'ignore' }).status === 0;
+    // --dry-run: the question writes no Gemfile.lock into the checkout.
+    installed = fs.existsSync(path.join(projectRoot, 'Gemfile')) && spawnSync(BUNDLE[0], [...BUNDLE.slice(1), 'check', '--dry-run'], { cwd: projectRoot, stdio: 'ignore' }).status === 0;
     bundled.set(projectRoot, installed);
   }
   return installed ? [...BUNDLE, 'exec', 'rspec'] : ['rspec'];
@@ -42,6 +43,9 @@ export const rubyNative: NativeTestCommand = {
   mark: (code, marker) => `# ${marker}\n${code}`,
 
   async prepare({ projectRoot, focalFile, testCode, outDir }) {
+    // `bundle exec` locks a bundle that has no Gemfile.lock yet: restoring removes a lock the run made.
+    const lock = path.join(projectRoot, 'Gemfile.lock');
+    const locked = fs.existsSync(lock);
     const specDir = path.join(projectRoot, 'spec');
     const made = !fs.existsSync(specDir);
     fs.mkdirSync(specDir, { recursive: true });
@@ -63,7 +67,11 @@ export const rubyNative: NativeTestCommand = {
         },
       ],
       plain: [{ argv: [...runner(projectRoot), testFile], cwd: projectRoot }],
-      restore: () => (made ? fs.rmSync(specDir, { recursive: true, force: true }) : fs.rmSync(testFile, { force: true })),
+      restore: () => {
+        if (made) fs.rmSync(specDir, { recursive: true, force: true });
+        else fs.rmSync(testFile, { force: true });
+        if (!locked) fs.rmSync(lock, { force: true });
+      },
     };
   },
 };
