@@ -50,7 +50,10 @@ describe('docker executor: reused containers (attacks from one slot on the next)
   /** One slot the way evaluate.ts runs it: lease, sandbox in the lease's folder, phases, folder removed, lease closed. */
   async function slot<T>(body: (s: Session, dir: string) => Promise<T>, ex = executor): Promise<{ result: T; container: string; dir: string }> {
     const lease = await ex.lease({ language: 'ruby', limits: LIMITS, image });
-    const dir = fs.mkdtempSync(path.join(lease.sandboxParent, 'xrt-sandbox-test-'));
+    // Every slot of a reused container at one path (its caches hold absolute paths), as createSandbox makes it.
+    assert.ok(lease.sandboxDir && path.dirname(lease.sandboxDir) === lease.sandboxParent, 'a reused container names the path of its slots');
+    const dir = lease.sandboxDir;
+    fs.mkdirSync(dir, { mode: 0o700 });
     fs.mkdirSync(path.join(dir, '.xrt', 'tmp'), { recursive: true });
     try {
       const s = await lease.open(dir);
@@ -67,16 +70,33 @@ describe('docker executor: reused containers (attacks from one slot on the next)
     return r.output.trim();
   }
 
-  it('serves slot after slot from one container, each in a fresh folder, tests as the test user', async function () {
+  it('serves slot after slot from one container, each in a fresh folder at the same path, tests as the test user', async function () {
     const a = await slot(async (s, dir) => [ok(await s.run(rootPhase('id -u; echo made > made', dir))), ok(await s.run(testPhase('id -u; cat made; pwd', dir)))]);
     const b = await slot(async (s, dir) => ok(await s.run(testPhase('ls -A .; ls .. 2>&1 || echo not-listable', dir))));
     assert.equal(a.container, b.container, `not reused: ${executor.discarded.join('; ')}`);
-    assert.notEqual(a.dir, b.dir);
+    // The same path, a fresh folder: nothing of the slot before is in it.
+    assert.equal(a.dir, b.dir);
     assert.deepEqual(a.result[1].split('\n').slice(0, 2), ['65534', 'made']);
     assert.match(a.result[0], /^0\b/);
     // The next slot's folder holds only its own files; the pool folder cannot be listed by the test.
     assert.doesNotMatch(b.result, /made/);
     assert.match(b.result, /not-listable/);
+  });
+
+  it('a compile that opens the copy to the test at its end leaves no process to change the copy afterwards', async function () {
+    const { result, container } = await slot(async (s, dir) => {
+      const writable = [path.join(dir, '.xrt', 'tmp')];
+      // A trusted phase a test phase follows (beforeTest): the copy is opened in the same exec, once
+      // what the phase started is gone. Its background process would open the whole copy to the test.
+      const compile: PhaseCommand = {
+        ...rootPhase('echo made > made; (sleep 1; chmod -R 777 .; echo planted > planted) </dev/null >/dev/null 2>&1 & echo started', dir),
+        beforeTest: writable,
+      };
+      assert.match(ok(await s.run(compile)), /started/);
+      return ok(await s.run(testPhase('sleep 2; cat made; { echo x > mine; } 2>/dev/null && echo wrote-copy; cat planted 2>/dev/null; echo t > .xrt/tmp/t && echo wrote-tmp; id -u', dir)));
+    });
+    assert.deepEqual(result.split('\n'), ['made', 'wrote-tmp', '65534'], result);
+    assert.ok(container);
   });
 
   it('has no network in a reused container', async function () {

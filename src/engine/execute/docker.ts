@@ -133,7 +133,7 @@ const OPEN_FOR_TEST = [
   'chmod -R o+rX,o-w "$d" 2>/dev/null',
   'chmod 0311 "$d/.xrt" 2>/dev/null',
   'for w in "$@"; do [ -L "$w" ] || chmod -R a+rwX "$w" 2>/dev/null; done',
-  'IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
+  'set -f; IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
   'exit 0',
 ].join('\n');
 
@@ -150,6 +150,29 @@ const REAP_LOOP = 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "
  * as), then the command's exit status.
  */
 const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, 'exit $s'].join('\n');
+
+/**
+ * RUN_AND_REAP for a root phase a test phase follows (a compile: no test code runs in it), which then
+ * opens the copy to the test user as OPEN_FOR_TEST does — once the command and all it left are gone —
+ * in the same exec: one exec less per slot (an exec costs about 0.1 s on Podman). The sandbox and the
+ * writable folders come in `XRT_OPEN_SANDBOX` and `XRT_OPEN_DIRS` (one per line).
+ */
+const RUN_AND_REAP_THEN_OPEN = [
+  'keep=$1; t=$2; shift 2',
+  `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`,
+  's=$?',
+  REAP_LOOP,
+  'd=$XRT_OPEN_SANDBOX',
+  'chmod -R o+rX,o-w "$d" 2>/dev/null',
+  'chmod 0311 "$d/.xrt" 2>/dev/null',
+  // A newline as the only separator: the line after this one ends the quoted IFS.
+  // No pathname expansion of the unquoted lists (a folder name with * or ? would match others).
+  'set -f',
+  "IFS='",
+  "'; for w in $XRT_OPEN_DIRS; do [ -L \"$w\" ] || chmod -R a+rwX \"$w\" 2>/dev/null; done",
+  'IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
+  'exit $s',
+].join('\n');
 
 
 /**
@@ -181,7 +204,17 @@ interface PooledContainer {
   slot: SlotContainer;
   /** Host folder (mode 0711, root's): the slots' sandboxes are made in it. */
   dir: string;
+  /** The warm-ups that passed in this container, by key (`Session.warmed`): their caches are still there. */
+  warmed: Map<string, unknown>;
+  /**
+   * The check after its last slot (CHECK_AFTER_SLOT), run in the background once the slot's result is
+   * out: null when it passed, else why the container may not serve another slot. Awaited before reuse.
+   */
+  checked: Promise<string | null>;
 }
+
+/** Where a reused container's slot gets its sandbox: one path for every slot of the container (its caches hold absolute paths). */
+const POOLED_SANDBOX = 'sandbox';
 
 const POOL_DIR_NAME = /^xrt-pool-ns(\d+)-(\d+)-/;
 
@@ -341,14 +374,15 @@ export class DockerExecutor implements Executor {
     const image = await this.imageFor(spec.language, spec.image);
     const { memoryBytes, cpus, pids } = spec.limits;
     const key = JSON.stringify([image, spec.language, memoryBytes, cpus, pids]);
-    const entry = this.idle.get(key)?.pop() ?? (await this.startPooled(key, image, spec.limits));
+    const entry = (await this.idleChecked(key)) ?? (await this.startPooled(key, image, spec.limits));
     let session: DockerSession | undefined;
     let done = false;
     return {
       sandboxParent: entry.dir,
+      sandboxDir: path.join(entry.dir, POOLED_SANDBOX),
       open: async (sandboxDir) => {
         if (session || done) throw new Error('this lease was already used');
-        session = new DockerSession(entry.slot, { ...spec, sandboxDir }, this.backstopGraceMs(), true, [], () => this.giveBack(entry, sandboxDir));
+        session = new DockerSession(entry.slot, { ...spec, sandboxDir }, this.backstopGraceMs(), true, [], () => this.giveBack(entry, sandboxDir), entry.warmed);
         return session;
       },
       close: async () => {
@@ -373,7 +407,7 @@ export class DockerExecutor implements Executor {
     // Traversable but not listable to the test user: a slot cannot find another's folder by name.
     fs.chmodSync(dir, 0o711);
     try {
-      const entry = { key, slot: await this.startContainer(image, limits, dir, [], true), dir };
+      const entry: PooledContainer = { key, slot: await this.startContainer(image, limits, dir, [], true), dir, warmed: new Map(), checked: Promise.resolve(null) };
       this.pooled.add(entry);
       return entry;
     } catch (e) {
@@ -382,27 +416,42 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  /** After a slot: back to the idle containers when nothing is left of the slot, else discarded. */
+  /**
+   * After a slot: back to the idle containers when nothing is left of the slot, else discarded. The
+   * check in the container (CHECK_AFTER_SLOT) runs in the background, so the slot's result is not held
+   * up by it; the container serves no other slot before it passed (`idleChecked`).
+   */
   private async giveBack(entry: PooledContainer, slotDir: string | null): Promise<void> {
     let why: string | null = null;
     const kept = !!slotDir && fs.existsSync(slotDir);
     if (this.closed) why = 'the executor was closed';
     else if (entry.slot.deadReason) why = `it was killed (${entry.slot.deadReason})`;
     else if (kept) why = "the slot's folder was kept or could not be removed";
-    else {
-      const r = await entry.slot.quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir, ...entry.slot.testWritable], '0:0').catch((e: Error) => ({ code: -1, output: e.message }));
-      if (r.code !== 0) why = r.output.trim().slice(0, 300) || `the check exited ${r.code}`;
+    if (why) return this.discard(entry, why, kept);
+    entry.checked = entry.slot
+      .quietExec(['sh', '-c', CHECK_AFTER_SLOT, 'xrt-check', entry.slot.keepAlive, entry.dir, ...entry.slot.testWritable], '0:0')
+      .then((r) => (r.code === 0 ? null : r.output.trim().slice(0, 300) || `the check exited ${r.code}`))
+      .catch((e: Error) => e.message || 'the check failed');
+    const list = this.idle.get(entry.key) ?? [];
+    list.push(entry);
+    this.idle.set(entry.key, list);
+  }
+
+  /** An idle container of the key whose check after its last slot passed (those that failed are discarded), or null. */
+  private async idleChecked(key: string): Promise<PooledContainer | null> {
+    for (let entry = this.idle.get(key)?.pop(); entry; entry = this.idle.get(key)?.pop()) {
+      const why = await entry.checked;
+      if (why === null && !entry.slot.deadReason && !this.closed) return entry;
+      await this.discard(entry, why ?? (this.closed ? 'the executor was closed' : `it was killed (${entry.slot.deadReason})`), false);
     }
-    if (!why) {
-      const list = this.idle.get(entry.key) ?? [];
-      list.push(entry);
-      this.idle.set(entry.key, list);
-      return;
-    }
+    return null;
+  }
+
+  private async discard(entry: PooledContainer, why: string, keepFolder: boolean): Promise<void> {
     this.discarded.push(why);
     if (this.discarded.length > 20) this.discarded.shift();
     // A kept sandbox (for inspection) stays with its pool folder; the next run reaps both by pid.
-    await this.retire(entry, kept);
+    await this.retire(entry, keepFolder);
   }
 
   private async retire(entry: PooledContainer, keepFolder = false): Promise<void> {
@@ -416,7 +465,8 @@ export class DockerExecutor implements Executor {
   /** Removes the reused containers (idle or not) and their pool folders. */
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.pooled].map((e) => this.retire(e)));
+    // A check still running is let finish first (its exec would fail on a removed container).
+    await Promise.all([...this.pooled].map((e) => e.checked.then(() => this.retire(e))));
     await sandboxRemovalsDone();
   }
 }
@@ -559,6 +609,8 @@ export class DockerSession implements Session {
     private readonly testWrites: readonly string[],
     /** What closing does with the container: removes it, or gives it back to the executor's pool. */
     private readonly onClose: () => Promise<void>,
+    /** A reused container's warm-ups that passed, by key (`Session.warmed`); absent for a container of one slot. */
+    readonly warmed?: Map<string, unknown>,
   ) {}
 
   /** The `xrepotest.session` label of its container. */
@@ -581,16 +633,23 @@ export class DockerSession implements Session {
       this.openedFor = openKey;
       signal?.throwIfAborted();
     }
+    // A root phase a test phase follows opens the copy at its end (RUN_AND_REAP_THEN_OPEN), but for
+    // folder names a line-separated list cannot carry.
+    const openAfter = !user && this.confined && cmd.beforeTest && !cmd.beforeTest.some((d) => d.includes('\n')) ? cmd.beforeTest : null;
     const started = Date.now();
     const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
     // The in-container timeout kills the command's whole process group, and the same exec reaps what
     // it left; the host backstop below is for when that cannot work (the engine hangs, the command
     // escapes its group and holds the output open).
     const exec = await slot.container.exec({
-      Cmd: ['sh', '-c', RUN_AND_REAP, 'xrt-run', slot.keepAlive, `${seconds}s`, ...cmd.argv],
+      Cmd: ['sh', '-c', openAfter ? RUN_AND_REAP_THEN_OPEN : RUN_AND_REAP, 'xrt-run', slot.keepAlive, `${seconds}s`, ...cmd.argv],
       WorkingDir: cmd.cwd,
       User: user,
-      Env: [`LANG=C.UTF-8`, ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`)],
+      Env: [
+        `LANG=C.UTF-8`,
+        ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`),
+        ...(openAfter ? [`XRT_OPEN_SANDBOX=${this.spec.sandboxDir}`, `XRT_OPEN_DIRS=${openAfter.join('\n')}`, `XRT_IMAGE_WRITABLE=${this.testWrites.join(':')}`] : []),
+      ],
       AttachStdout: true,
       AttachStderr: true,
       AttachStdin: false,
@@ -626,6 +685,8 @@ export class DockerSession implements Session {
     if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
 
     const code = await exitCodeOf(exec);
+    // The exec ended on its own: its tail opened the copy for the test phase that follows.
+    if (openAfter && code !== null) this.openedFor = JSON.stringify(openAfter);
     // timeout(1) exits 124 after TERM worked, 137 after it had to KILL; both only once the deadline passed.
     const timedOut = (code === 124 || code === 137) && durationMs >= cmd.timeoutMs;
     if (timedOut) return { ...base, exitCode: null, signal: code === 124 ? 'SIGTERM' : 'SIGKILL', timedOut };

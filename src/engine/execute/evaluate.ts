@@ -16,7 +16,7 @@ import { materializeOverlays } from './warm-environment';
 export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
-import { familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
+import { environmentWarmKey, familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult } from './types';
 
 export interface EvaluateOptions {
@@ -92,7 +92,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
   const lease = (await opts.executor.lease?.({ language, limits, image: opts.image })) ?? null;
   let sandbox: Sandbox;
   try {
-    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests, lease?.sandboxParent);
+    sandbox = createSandbox(opts.repoDir, task, toolchain.manifests, lease?.sandboxParent, lease?.sandboxDir);
   } catch (e) {
     await lease?.close();
     if (!(e instanceof CheckoutMismatchError)) throw e;
@@ -138,7 +138,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       phases.push(r);
       return r;
     };
-    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir);
+    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed);
     if (warm && !('phase' in warm)) {
       return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     }
@@ -346,15 +346,30 @@ export function testsPassed(compiled: boolean, test: PhaseResult | undefined, re
  * shared copy-on-write (no warm-up when it is ready); else the warm-up runs into the slot's own cache.
  * Returns the warm-up phase this slot ran (null when none), or the key's environment verdict.
  */
-export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: PhaseCommand) => Promise<PhaseResult>, repoDir = 'the repository'): Promise<PhaseResult | EnvironmentProblem | null> {
+export async function warmUp(
+  ctx: RunContext,
+  executor: Executor,
+  run: (cmd: PhaseCommand) => Promise<PhaseResult>,
+  repoDir = 'the repository',
+  warmed?: Map<string, unknown>,
+): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir });
+  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir, warmed });
   if (!toolchain.warmUp) return null;
   // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
   if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));
   const inSandbox = toolchain.cacheDirInSandbox(ctx);
   const shared = executor.sharedCache?.(ctx.language) ?? null;
   const identity = toolchain.warmIdentity?.(ctx);
+  // A reused environment that already passed this key's warm-up still holds its cache (the image's,
+  // in a container that lives on): the slot starts with its compile.
+  if (!shared && identity && warmed) {
+    const key = environmentWarmKey(ctx, identity);
+    if (warmed.get(key) === WARMED) return null;
+    const r = await run(toolchain.warmUp(ctx, inSandbox));
+    if (r.exitCode === 0 && !r.timedOut) warmed.set(key, WARMED);
+    return r;
+  }
   if (!shared || !identity) return run(toolchain.warmUp(ctx, inSandbox));
   const warmUpCmd = toolchain.warmUp.bind(toolchain);
   let ran: PhaseResult | null = null;
@@ -377,6 +392,9 @@ export async function warmUp(ctx: RunContext, executor: Executor, run: (cmd: Pha
   shareWithSlot(ctx, shared, outcome.entry.content, inSandbox, false);
   return ran;
 }
+
+/** What a reused environment records for a key whose warm-up passed there (`Session.warmed`). */
+const WARMED = 'warm-up passed';
 
 /** A slot the harness could not score: zeros, category 'environment', and the reason naming cause and fix. */
 function environmentVerdict(ev: Omit<Evaluation, 'score'>, invocation: InvocationResult, problem: EnvironmentProblem): Evaluation {

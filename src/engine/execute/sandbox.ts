@@ -92,7 +92,11 @@ export function reapStaleSandboxes(parent = os.tmpdir()): number {
   return removed;
 }
 
-export function createSandbox(repoDir: string, task: TaskRecord, manifests: readonly string[], parent = os.tmpdir()): Sandbox {
+/**
+ * `at`: the sandbox's exact path (inside `parent`, not existing yet), where an environment shows every
+ * slot the same one (a reused container); else a new folder of `parent` with a name no one can guess.
+ */
+export function createSandbox(repoDir: string, task: TaskRecord, manifests: readonly string[], parent = os.tmpdir(), at?: string): Sandbox {
   reapStaleSandboxes(parent);
   const focalRelPath = focalPathInRepo(task);
   const original = path.join(repoDir, focalRelPath);
@@ -104,7 +108,9 @@ export function createSandbox(repoDir: string, task: TaskRecord, manifests: read
       `${task.file_path}: the checkout at ${repoDir} differs from the task's file_content (another commit?); refusing to run against other code`,
     );
   }
-  const dir = fs.realpathSync(fs.mkdtempSync(path.join(parent, `xrt-sandbox-ns${pidNamespace()}-${process.pid}-`)));
+  if (at !== undefined && path.dirname(at) !== parent) throw new Error(`a sandbox's exact path must lie in its parent folder: ${at}`);
+  if (at !== undefined) fs.mkdirSync(at, { mode: 0o700 });
+  const dir = fs.realpathSync(at ?? fs.mkdtempSync(path.join(parent, `xrt-sandbox-ns${pidNamespace()}-${process.pid}-`)));
   try {
     const { skipped } = copyRepository(repoDir, dir, { skipNames: NOT_COPIED });
     const focalFile = path.join(dir, focalRelPath);

@@ -168,6 +168,8 @@ export interface PrepareWith {
   run(cmd: PhaseCommand): Promise<PhaseResult>;
   /** The checkout the slot was copied from, as the engine names it in reasons' fixes. */
   repoDir?: string;
+  /** What the reused environment the slot runs in already holds, by warm key (`Session.warmed`). */
+  warmed?: Map<string, unknown>;
 }
 
 /** The focal file as the toolchain placed the test into it: the task's file with `writtenCode` inserted or appended. */
@@ -182,6 +184,8 @@ export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: s
   // Untrusted code runs in the test phase (and the coverage phase reads what it left): the copy is
   // read-only to both but for the folders runners write.
   if (phaseName === 'test' || phaseName === 'coverage') cmd.sandboxWritable = ctx.writableDirs;
+  // A compile is followed by the test phase: an executor may open the copy to the test at its end.
+  if (phaseName === 'compile' || phaseName === 'compile-retry') cmd.beforeTest = ctx.writableDirs;
   // Every phase after the warm environment was shared sees it copy-on-write (the warm-up itself does not).
   if (ctx.overlays.length) cmd.overlays = [...ctx.overlays];
   if (ctx.fixedPath) cmd.fixedPath = true;

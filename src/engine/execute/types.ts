@@ -54,6 +54,14 @@ export interface PhaseCommand {
    * sandbox's host path. The sandbox stays reachable at its host path too (scripts name it).
    */
   fixedPath?: boolean;
+  /**
+   * On a phase that runs no test code and is followed by a test phase with these writable folders (a
+   * compile): an executor that must open the copy to the test's user before the test phase (docker,
+   * root engine) may do it at the end of this command instead of in a command of its own. So the
+   * engine makes nothing in those folders between this phase and the test phase (a toolchain makes
+   * its test phase's folders before its compile: Rust's profiles).
+   */
+  beforeTest?: string[];
 }
 
 /** An overlay a phase runs with: a warm entry's folder (`lower`, outside the sandbox) seen copy-on-write at `dest`. */
@@ -92,6 +100,12 @@ export interface Session {
   run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult>;
   /** Stops everything the session started (processes, the container). Safe to call twice. */
   close(): Promise<void>;
+  /**
+   * What the long-lived environment this session runs in (a reused container) already holds, by warm
+   * key: a warm-up that passed there, and what it answered. Later slots of the key skip the warm-up
+   * (its caches are still in the environment). Absent where the environment lives for one slot only.
+   */
+  readonly warmed?: Map<string, unknown>;
 }
 
 /**
@@ -101,6 +115,11 @@ export interface Session {
 export interface SessionLease {
   /** The folder the slot's sandbox is created in (createSandbox's `parent`). */
   sandboxParent: string;
+  /**
+   * Where exactly the sandbox goes (inside `sandboxParent`), when the environment shows every slot
+   * the same path: build caches it keeps between slots hold absolute paths (Go's, cargo's).
+   */
+  sandboxDir?: string;
   /** The session for the sandbox made in `sandboxParent` (once per lease). */
   open(sandboxDir: string): Promise<Session>;
   /**

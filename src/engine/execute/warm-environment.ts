@@ -72,6 +72,14 @@ export function warmKey(parts: KeyParts): string {
   return createHash('sha256').update(`warm-environment v1\0${tree}\0${project}\0${parts.toolchain}\0${parts.scope}`).digest('hex').slice(0, 24);
 }
 
+/**
+ * A warm key inside one reused environment (a container serving slot after slot, `Session.warmed`):
+ * the copy's content as `warmKey` hashes it, and the environment's own toolchain and flags.
+ */
+export function environmentWarmKey(ctx: RunContext, identity: { toolchain: string; scope: string }): string {
+  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, ...identity });
+}
+
 /** Entries of one toolchain (same versions and flags) share a family: one may start from another. */
 export function familyOf(toolchain: string): string {
   return createHash('sha256').update(toolchain).digest('hex').slice(0, 16);

@@ -3,7 +3,7 @@ import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import { sandboxRel, type PrepareWith, type RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import { warmUpProblem as projectDoesNotBuild } from '../../execute/warm-up-problem';
-import { familyOf, hostToolIdentity, warmEntry, warmKey } from '../../execute/warm-environment';
+import { environmentWarmKey, familyOf, hostToolIdentity, warmEntry, warmKey } from '../../execute/warm-environment';
 import type { EnvironmentProblem } from '../../score/types';
 import { answerPath, warmUpProblem } from './bundle';
 
@@ -15,7 +15,7 @@ import { answerPath, warmUpProblem } from './bundle';
  * gems' names) and replayed into later slots: the runner answer and the Gemfile.lock `bundle check`
  * wrote, through safe-fs, before any of the test exists. A failing warm-up is the key's environment
  * verdict, as for Go and Rust. Installing or removing a gem changes the key. In a container (no
- * shared cache) the warm-up runs per slot, as before.
+ * shared cache) the warm-up runs in the slot; a container reused slot after slot replays it as well.
  */
 
 interface WarmAnswer {
@@ -41,9 +41,9 @@ function failedProblem(warm: PhaseResult, repo: string): EnvironmentProblem {
  */
 export async function prepareRubyWarmUp(ctx: RunContext, with_: PrepareWith, command: () => PhaseCommand): Promise<PhaseResult | EnvironmentProblem | null> {
   const shared = with_.executor.capabilities.hostToolchains ? (with_.executor.sharedCache?.('ruby') ?? null) : null;
-  if (!shared) return with_.run(command());
   const lockRel = sandboxRel(ctx, path.join(ctx.sandbox.projectRoot, 'Gemfile.lock'));
   const answerRel = sandboxRel(ctx, answerPath(ctx));
+  if (!shared) return warmUpInEnvironment(ctx, with_, command, lockRel, answerRel);
   let ranHere: PhaseResult | null = null;
   const outcome = await warmEntry<WarmAnswer>({
     root: shared.dir,
@@ -64,8 +64,34 @@ export async function prepareRubyWarmUp(ctx: RunContext, with_: PrepareWith, com
   // This slot ran the warm-up: the engine judges its result as it always did (and the copy is as it left it).
   if (ranHere) return ranHere;
   if (!outcome.ok) return outcome.problem;
-  const { answer, lock } = outcome.entry.meta;
+  replayAnswer(ctx, outcome.entry.meta, answerRel);
+  return null;
+}
+
+/**
+ * Without a shared cache (a container): the warm-up in the slot. A container reused slot after slot
+ * remembers a key's passing answer (`Session.warmed`: the copy's content, the image's Ruby and gems do
+ * not change in it), and later slots of the key get it replayed instead of the warm-up's rspec probe.
+ */
+async function warmUpInEnvironment(ctx: RunContext, with_: PrepareWith, command: () => PhaseCommand, lockRel: string, answerRel: string): Promise<PhaseResult | null> {
+  const key = with_.warmed ? environmentWarmKey(ctx, { toolchain: 'ruby container warm-up v1', scope: '' }) : null;
+  const saved = key ? (with_.warmed!.get(key) as WarmAnswer | undefined) : undefined;
+  if (saved) {
+    replayAnswer(ctx, saved, answerRel);
+    return null;
+  }
+  const before = readSandboxFile(ctx.sandbox.dir, lockRel);
+  const warm = await with_.run(command());
+  if (key && warm.exitCode === 0 && !warm.timedOut) {
+    // Only the project's own code has run (no test exists yet): read without following links all the same.
+    const after = readSandboxFile(ctx.sandbox.dir, lockRel);
+    with_.warmed!.set(key, { answer: readSandboxFile(ctx.sandbox.dir, answerRel, 64), lock: after === before ? null : { rel: lockRel, content: after } } satisfies WarmAnswer);
+  }
+  return warm;
+}
+
+/** A warm-up's answer and lock, written into a slot that did not run it. */
+function replayAnswer(ctx: RunContext, { answer, lock }: WarmAnswer, answerRel: string): void {
   if (lock && lock.content !== null) writeSandboxFile(ctx.sandbox.dir, lock.rel, lock.content);
   if (answer !== null) writeSandboxFile(ctx.sandbox.dir, answerRel, answer);
-  return null;
 }

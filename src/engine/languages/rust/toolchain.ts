@@ -156,8 +156,12 @@ export const rustToolchain: Toolchain = {
   // Cargo locks and may touch its target folder while the tests run.
   writableDirs: (ctx) => [path.join(ctx.sandbox.xrt, 'target')],
 
-  compile: (ctx, placement) =>
-    phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics', ...cargoArgs(placement)], ctx.sandbox.projectRoot, cargoEnv(ctx)),
+  compile(ctx, placement) {
+    // The profiles' folder exists before the compile: an executor may open the writable folders to
+    // the test at the compile's end (PhaseCommand.beforeTest), and build scripts write theirs there.
+    ensureDirInSandbox(ctx.sandbox.dir, sandboxRel(ctx, path.join(ctx.sandbox.out, 'prof')));
+    return phase('compile', ctx, ['cargo', 'test', '--no-run', '--offline', '--message-format=json-render-diagnostics', ...cargoArgs(placement)], ctx.sandbox.projectRoot, cargoEnv(ctx));
+  },
 
   test(ctx, _placement, compiled) {
     const exes = testExecutables(compiled?.output ?? '');

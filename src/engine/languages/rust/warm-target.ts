@@ -4,7 +4,8 @@ import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
-import { familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
+import { environmentWarmKey, familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
+import { phase } from '../../execute/toolchain';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 import { CARGO_METADATA_FILE, MAX_METADATA_BYTES } from './test-targets';
 
@@ -99,12 +100,7 @@ async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewra
     if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
     return { ok: false, problem: doesNotBuild(warm, repo, ctx) };
   }
-  const locks: WarmMeta['locks'] = [];
-  for (const [rel, old] of before) {
-    const now = readSandboxFile(ctx.sandbox.dir, rel);
-    if (now !== null && now !== old) locks.push({ rel, content: now });
-  }
-  return { ok: true, meta: { locks, cargoMetadata: readCargoMetadata(ctx) } };
+  return { ok: true, meta: { locks: changedLocks(ctx, before), cargoMetadata: readCargoMetadata(ctx) } };
 }
 
 /**
@@ -161,15 +157,75 @@ function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): Environ
  * built, and there is no cache shared between slots; the warm-up builds into the slot's own target
  * folder (so the compile after it starts warm) and its status says, as on the host, whether the
  * dependencies resolve offline with this toolchain and the project builds, before the test exists.
+ * A container reused slot after slot keeps that target once per key and gives each later slot a copy
+ * of it instead of the warm-up (`Session.warmed`): dependencies are built once per container.
  */
 async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem> {
+  // A reused container keeps the target its first slot of the key built (at the one path all its
+  // slots have), untouched by any test: later slots start from a copy of it.
+  const kept = with_.warmed ? { map: with_.warmed, key: environmentWarmKey(ctx, { toolchain: `rust container target v1\0${plan.flags}`, scope: '' }) } : null;
+  const saved = kept?.map.get(kept.key) as KeptTarget | undefined;
+  if (kept && saved) {
+    const restored = await with_.run(keptTargetCommand(ctx, plan, 'restore', kept.key));
+    if (restored.exitCode === 0 && !restored.timedOut) {
+      for (const { rel, content } of saved.locks) if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
+      metadataOf.set(ctx.sandbox, saved.cargoMetadata);
+      return restored;
+    }
+    // Gone or damaged: this slot warms up as the first did (and keeps its target again).
+    kept.map.delete(kept.key);
+  }
+  const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
   const warm = await with_.run(plan.command(plan.targetInSandbox));
   if (warmed(warm)) {
-    metadataOf.set(ctx.sandbox, readCargoMetadata(ctx));
+    const cargoMetadata = readCargoMetadata(ctx);
+    metadataOf.set(ctx.sandbox, cargoMetadata);
+    // Kept before any test exists (prepareSandbox runs before placement); a failed copy only costs later slots their head start.
+    if (kept) {
+      const copy = await with_.run(keptTargetCommand(ctx, plan, 'keep', kept.key));
+      if (copy.exitCode === 0 && !copy.timedOut) kept.map.set(kept.key, { locks: changedLocks(ctx, before), cargoMetadata } satisfies KeptTarget);
+    }
     return warm;
   }
   const repo = repositoryHint(ctx);
   return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx);
+}
+
+/** What a reused container remembers of a key whose warm-up passed there (`Session.warmed`). */
+interface KeptTarget {
+  locks: WarmMeta['locks'];
+  cargoMetadata: string | null;
+}
+
+/** Lock files the warm-up wrote or changed since `before` (read without following links). */
+function changedLocks(ctx: RunContext, before: Map<string, string | null>): WarmMeta['locks'] {
+  const locks: WarmMeta['locks'] = [];
+  for (const [rel, old] of before) {
+    const now = readSandboxFile(ctx.sandbox.dir, rel);
+    if (now !== null && now !== old) locks.push({ rel, content: now });
+  }
+  return locks;
+}
+
+/**
+ * Where a reused container keeps warm targets (in the image's root-owned /xrt, as / is read-only to
+ * root there): root's alone (mode 0700), never seen by the test user;
+ * the two newest keys are kept (a container serves one repository after another in a benchmark).
+ */
+const KEPT_TARGETS = '/xrt/warm';
+
+/** The trusted root phase that keeps the slot's fresh warm target in the container, or restores it into a new slot. */
+function keptTargetCommand(ctx: RunContext, plan: WarmTargetPlan, what: 'keep' | 'restore', key: string): PhaseCommand {
+  const script =
+    what === 'keep'
+      ? [
+          'set -e; k=$1; t=$2; umask 077',
+          `mkdir -p ${KEPT_TARGETS}; chmod 0700 ${KEPT_TARGETS}; cd ${KEPT_TARGETS}`,
+          'rm -rf "$k.new"; cp -a "$t" "$k.new"; rm -rf "$k"; mv "$k.new" "$k"',
+          'ls -t | grep -v -x -e "$k" | tail -n +2 | while read -r o; do rm -rf "./$o"; done',
+        ]
+      : ['set -e; k=$1; t=$2', `[ -d "${KEPT_TARGETS}/$k" ]`, 'mkdir -p "$t"', `cp -a "${KEPT_TARGETS}/$k/." "$t/"`];
+  return phase('warm-up', ctx, ['sh', '-c', script.join('\n'), `${what}-target`, key, plan.targetInSandbox], ctx.sandbox.projectRoot);
 }
 
 /**
