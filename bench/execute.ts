@@ -35,7 +35,7 @@ import { Command } from 'commander';
 import { DockerExecutor } from '../src/engine/execute/docker';
 import { connectEngine } from '../src/engine/execute/docker-engine';
 import { evaluateTest } from '../src/engine/execute/evaluate';
-import { findLanguageImage } from '../src/engine/execute/images';
+import { buildEnvImage, findLanguageImage } from '../src/engine/execute/images';
 import { LocalExecutor } from '../src/engine/execute/local';
 import { findProjectRoot, focalPathInRepo, NOT_COPIED } from '../src/engine/execute/sandbox';
 import type { Executor } from '../src/engine/execute/types';
@@ -160,6 +160,18 @@ function warmCopy(copies: Map<string, string>, checkout: string): string {
   return copy;
 }
 
+/** The image a case's docker runs use: the repository's environment image, else the language image (undefined: none here). */
+async function imageFor(docker: DockerExecutor, language: LanguageId, checkout: string | null, log: (line: string) => void): Promise<string | undefined> {
+  if (checkout) {
+    try {
+      return await buildEnvImage(docker.engine.docker, checkout, language);
+    } catch (e) {
+      log(`${path.basename(checkout)}: no environment image (${(e as Error).message.split('\n')[0]}); the language image instead`);
+    }
+  }
+  return (await findLanguageImage(docker.engine.docker, language)) ?? undefined;
+}
+
 async function main(): Promise<void> {
   const o = parseOptions(process.argv);
   const log = (line: string): void => void (o.json ? process.stderr : process.stdout).write(line + '\n');
@@ -176,7 +188,7 @@ async function main(): Promise<void> {
   const copies = new Map<string, string>();
   const times = new Map<LanguageId, Record<Column, number[]>>();
   const counted = new Map<LanguageId, number>();
-  const images = new Map<LanguageId, string | undefined>();
+  const images = new Map<string, string | undefined>();
   let seq = 0;
   try {
     await measureAll();
@@ -191,8 +203,11 @@ async function main(): Promise<void> {
         log(`${c.label}: not measured (no julia on PATH)`);
         continue;
       }
-      if (docker && !images.has(c.language)) images.set(c.language, await findLanguageImage(docker.engine.docker, c.language));
-      const image = images.get(c.language);
+      // A repository's tasks run in its environment image (base → language → its dependencies, built
+      // once, as `run --executor docker` builds it); the fixtures' in the language image.
+      const imageKey = o.tasks ? `${c.language}:${c.checkout}` : c.language;
+      if (docker && !images.has(imageKey)) images.set(imageKey, await imageFor(docker, c.language, o.tasks ? c.checkout : null, log));
+      const image = images.get(imageKey);
       const copy = warmCopy(copies, c.checkout);
       const focalFile = path.join(copy, focalPathInRepo(c.task));
       const projectRoot = findProjectRoot(copy, focalFile, adapter.toolchain.manifests);
@@ -219,7 +234,7 @@ async function main(): Promise<void> {
         const t0 = process.hrtime.bigint();
         const e = await evaluateTest(c.task, c.language, test, { executor, repoDir: c.checkout, image: img });
         const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-        if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'})`);
+        if (!e.score.passed) throw new Error(`${c.label}: the test did not pass under ${executor.kind} (${e.score.failure?.category ?? 'no category'}${e.score.reason ? `: ${e.score.reason.slice(0, 300)}` : ''})`);
         const parts = (split[column] ??= new Map());
         const add = (name: string, v: number): void => void parts.set(name, [...(parts.get(name) ?? []), v]);
         for (const p of e.phases) add(p.phase, p.durationMs);
@@ -234,7 +249,16 @@ async function main(): Promise<void> {
       if (docker && image) runs.push(['docker', evaluate('docker', docker, image)]);
       const mine: Record<Column, number[]> = { native: [], plain: [], local: [], docker: [] };
       try {
-        for (const [, f] of runs) await f(); // warm
+        for (const [name, f] of runs) {
+          // warm; a repository the container cannot build (its toolchain is older than a dependency
+          // needs) keeps its other columns, and its docker column says why it is empty.
+          if (name !== 'docker' || !o.tasks) await f();
+          else
+            await f().catch((e: Error) => {
+              log(`${c.label}: docker not measured: ${e.message}`);
+              runs.splice(runs.findIndex(([n]) => n === 'docker'), 1);
+            });
+        }
         for (const k of Object.keys(split) as Column[]) delete split[k];
         for (let i = 0; i < o.rounds; i++) for (const [name, f] of runs) mine[name].push(await f());
       } catch (e) {

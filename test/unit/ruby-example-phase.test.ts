@@ -32,6 +32,14 @@ describe('ruby: warm-up verdicts', () => {
     assert.match(p!.reason, /bundle install/);
   });
 
+  it('in a container, the fix is the repository environment image, not the docker executor it already runs in', () => {
+    const onHost = warmUpProblem(warm(1, 'XRT_PROBE_MISSING pry\nXRT_PROBE_FAILED\n'), '/r');
+    const inContainer = warmUpProblem(warm(1, 'XRT_PROBE_MISSING pry\nXRT_PROBE_FAILED\n'), '/r', true);
+    assert.match(onHost!.reason, /use the docker executor/);
+    assert.doesNotMatch(inContainer!.reason, /use the docker executor/);
+    assert.match(inContainer!.reason, /xrepotest images build --repo \/r --lang ruby/);
+  });
+
   it('with a Gemfile.lock whose bundle is missing, the reason says the bundle is not installed', () => {
     const p = warmUpProblem(warm(1, 'XRT_BUNDLE_NOT_INSTALLED Could not find rake-99.0 in locally installed gems\nAn error occurred while loading spec_helper.\ncannot load such file -- rake_helper\nXRT_PROBE_FAILED'), '/r');
     assert.equal(p?.cause, 'dependencies-unresolvable');

@@ -76,11 +76,14 @@ export function warmUpScript(xrt: string): string {
  * The warm-up failed: why, as an environment verdict. The output is the project's own (no test
  * exists yet), so reading it cannot let a test fake its way out of N.
  */
-export function warmUpProblem(warm: PhaseResult, repoDir: string): EnvironmentProblem | null {
+export function warmUpProblem(warm: PhaseResult, repoDir: string, inContainer = false): EnvironmentProblem | null {
   if (warm.timedOut || warm.exitCode === 0) return null;
   const missing = /XRT_PROBE_MISSING (\S+)/.exec(warm.output)?.[1] ?? /cannot load such file -- (\S+)/.exec(warm.output)?.[1];
   const bundleLine = new RegExp(`${BUNDLE_MISSING} ?(.*)`).exec(warm.output)?.[1]?.trim();
-  const docker = 'or use the docker executor, whose environment image installs the bundle';
+  // In a container the bundle is the image's: the repository's environment image installs it.
+  const docker = inContainer
+    ? `in the image this ran in; build the repository's environment image, which installs the bundle (\`xrepotest images build --repo ${repoDir} --lang ruby\`: its log says why \`bundle install\` failed), or use the local executor`
+    : 'or use the docker executor, whose environment image installs the bundle';
   if (bundleLine !== undefined && missing) {
     return {
       cause: 'dependencies-unresolvable',

@@ -32,7 +32,7 @@ export const rubyToolchain: Toolchain = {
     return { ...phase('warm-up', ctx, ['sh', '-c', warmUpScript(ctx.sandbox.xrt)], ctx.sandbox.projectRoot) };
   },
 
-  warmUpProblem: (_ctx, warm, repoDir) => warmUpProblem(warm, repoDir),
+  warmUpProblem: (ctx, warm, repoDir) => warmUpProblem(warm, repoDir, !ctx.hostToolchains),
 
   // The warm-up's answer kept per repository, Ruby and installed gems (warm-answer.ts): later slots of
   // the same key run no warm-up.

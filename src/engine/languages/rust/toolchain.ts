@@ -64,6 +64,11 @@ function cargoEnv(ctx: RunContext): Record<string, string> {
     CARGO_TARGET_DIR: path.join(ctx.sandbox.xrt, 'target'),
     CARGO_NET_OFFLINE: 'true',
     CARGO_TERM_COLOR: 'never',
+    // No incremental state: a slot's target is a copy-on-write view of the warm one, and rustc's
+    // incremental session (hard links and rewrites of the previous one) copies it up file by file —
+    // more than the crate's whole rebuild costs (semver: compile 0.74 s with it, 0.37 s without). The
+    // artifacts are the same; only how they are reached differs.
+    CARGO_INCREMENTAL: '0',
     LLVM_PROFILE_FILE: path.join(ctx.sandbox.out, 'prof', 'build-%p-%m.profraw'),
   };
 }

@@ -62,7 +62,7 @@ const hostToolchain = (): string => hostToolIdentity('rustc', ['-vV']);
 export function warmTargetKey(ctx: RunContext, flags: string): string {
   // Built at the fixed path or at the entry's own: the paths its state holds are part of what it is.
   const at = ctx.fixedPath ? `at ${ctx.fixedPath}` : 'at the entry';
-  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, toolchain: `warm-target v4\0${hostToolchain()}\0${flags}\0${at}`, scope: '' });
+  return warmKey({ copyDir: ctx.sandbox.dir, skip: new Set([path.basename(ctx.sandbox.xrt)]), projectRoot: ctx.sandbox.projectRoot, toolchain: `warm-target v5\0${hostToolchain()}\0${flags}\0${at}`, scope: '' });
 }
 
 /** The Cargo.lock candidates of a copy: at the package and each folder above it up to the copy's root. */
