@@ -1,5 +1,7 @@
 import * as fs from 'node:fs';
+import { changedLinesSince, touches, type ChangedLines } from '../engine/extract/changed-lines';
 import { extractRepository, type ExtractSummary } from '../engine/extract/extract';
+import { pathInRepository } from '../engine/tasks/task-path';
 import { DROP_RULES, type FilterConfig } from '../engine/extract/filters';
 import { parseLanguageId, type LanguageId } from '../engine/languages';
 import { writeJsonlAtomic } from '../engine/tasks/jsonl';
@@ -16,6 +18,8 @@ export interface ExtractCommandOptions {
   parseDeadlineMs: number;
   progress: boolean;
   lines?: string[];
+  /** Only functions whose lines changed since this git ref (committed since, staged, unstaged or untracked). */
+  changedSince?: string;
 }
 
 type LineBounds = NonNullable<FilterConfig['perLanguage']>;
@@ -54,6 +58,8 @@ export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions
   const summaries: ExtractSummary[] = [];
   const nextId: Partial<Record<LanguageId, number>> = {};
   for (const dir of repoDirs) {
+    // Asked before the walk: a ref the checkout does not know stops here, with git's words.
+    const changed = opts.changedSince !== undefined ? changedLinesSince(dir, opts.changedSince) : null;
     const progress = createProgress(`extract ${dir}`, opts.progress);
     try {
       const { tasks, summary } = await extractRepository(dir, {
@@ -65,9 +71,11 @@ export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions
         signal,
         onProgress: (p) => progress.update(p.filesDone, p.filesTotal, p.file),
       });
-      for (const t of tasks) nextId[t.language as LanguageId] = (t.task_id as number) + 1;
-      all.push(...tasks);
+      const kept = changed ? onlyChanged(tasks, changed, nextId) : tasks;
+      for (const t of kept) nextId[t.language as LanguageId] = (t.task_id as number) + 1;
+      all.push(...kept);
       summaries.push(summary);
+      if (changed) process.stderr.write(`${dir}: changed since ${changed.ref} (${changed.commit.slice(0, 12)}): ${changed.files.size} files; ${kept.length} of ${tasks.length} kept functions touched\n`);
     } finally {
       progress.stop();
     }
@@ -82,6 +90,19 @@ export async function runExtract(repoDirs: string[], opts: ExtractCommandOptions
   }
   if (opts.summary) fs.writeFileSync(opts.summary, JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2) + '\n');
   return 0;
+}
+
+/** The tasks whose function the change touches, numbered on from `nextId` per language (ids stay consecutive). */
+function onlyChanged(tasks: TaskRecord[], changed: ChangedLines, nextId: Partial<Record<LanguageId, number>>): TaskRecord[] {
+  const next = { ...nextId };
+  return tasks
+    .filter((t) => touches(changed, pathInRepository(t), t.function_component.start_line, t.function_component.end_line))
+    .map((t) => {
+      const language = t.language as LanguageId;
+      const id = next[language] ?? 0;
+      next[language] = id + 1;
+      return { ...t, task_id: id };
+    });
 }
 
 function dropLine(dropped: Record<string, number>): string {

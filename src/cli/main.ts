@@ -61,6 +61,7 @@ export function buildProgram(): Command {
     .option('--lines <lang=min-max>', 'line bounds for one language, e.g. ruby=10-50 (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
     .option('--max-file-bytes <n>', 'skip larger source files', positiveInt, DEFAULT_MAX_FILE_BYTES)
     .option('--parse-deadline-ms <n>', 'skip a file whose parse takes longer (Julia)', positiveInt, DEFAULT_PARSE_DEADLINE_MS)
+    .option('--changed-since <ref>', 'only functions whose lines changed since this git ref (committed since, staged, unstaged or new files): tests for what changed')
     .option('--no-progress', 'do not show progress')
     .action(async (repoDirs: string[], opts) => {
       process.exitCode = await runExtract(repoDirs, opts, interruptSignal());
