@@ -29,6 +29,17 @@ describe('hostile run folders and reports', function () {
       assert.equal(problems[0].line, 3);
       assert.match(problems[0].message, /sample 1 \(round 0\) of this task is also on an earlier line/);
     });
+
+    it("keeps a task whose release-shaped line has an empty response list as one slot with no test (N does not shrink)", async () => {
+      const tasks = path.join(dir, 'tasks.jsonl');
+      fs.writeFileSync(tasks, fs.readFileSync(path.join(REPO_ROOT, 'examples/fixtures/tasks.jsonl'), 'utf8').split('\n')[0] + '\n');
+      const { tasks: loaded } = await loadTasks([tasks]);
+      const gens = path.join(dir, 'gens.jsonl');
+      writeJsonl(gens, [{ task_id: loaded[0].task.task_id, response: [], status: 'success' }]);
+      const { generations, problems } = await loadGenerations([gens], loaded);
+      assert.deepEqual(problems, []);
+      assert.deepEqual(generations.map((g) => [g.sample, g.testCode]), [[0, '']]);
+    });
   });
 
 });

@@ -77,11 +77,14 @@ export async function loadGenerations(files: readonly string[], tasks: readonly 
         fail('a generation needs "id" or "task_id"');
         continue;
       }
-      const codes = typeof g.test_code === 'string' ? [g.test_code] : Array.isArray(g.response) ? g.response.filter((r): r is string => typeof r === 'string') : null;
-      if (!codes) {
+      const given = typeof g.test_code === 'string' ? [g.test_code] : Array.isArray(g.response) ? g.response.filter((r): r is string => typeof r === 'string') : null;
+      if (!given) {
         fail('a generation needs "test_code" (a string) or "response" (a list of strings)');
         continue;
       }
+      // The release writes an empty list for a task its model gave no test: one slot with no test,
+      // scored as a zero with its reason (as a benchmark keeps it), never a task dropped from N.
+      const codes = given.length ? given : [''];
       const origin: GenerationOrigin = {
         round: g.round ?? 0,
         mode: g.mode ?? null,
