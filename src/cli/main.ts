@@ -91,6 +91,7 @@ export function buildProgram(): Command {
     .option('--test-timeout <s>', 'seconds for the test phase', positiveInt, 300)
     .option('--memory-mb <n>', 'memory limit per task', positiveInt, 2048)
     .option('--keep-sandboxes', 'keep each disposable copy (its path is in the result) for inspection')
+    .option('--reruns <k>', 'flaky detection: run each passing test k more times, each in a fresh sandbox; any run that fails marks it flaky (not a pass, its pass count kept)', nonNegativeInt, 0)
     .option('--no-progress', 'do not show progress')
     .action(async (tasks: string[], opts) => {
       if (!isExecutorKind(opts.executor)) throw new Error(`--executor ${opts.executor}: use ${executorKindList()}`);

@@ -26,6 +26,8 @@ export interface RunCommandOptions {
   testTimeout: number;
   memoryMb: number;
   progress: boolean;
+  /** Flaky detection: a passing test runs this many more times in fresh sandboxes (default 0: the paper's setting). */
+  reruns?: number;
 }
 
 /** Where a task's repository is checked out: `--repos DIR/<name>`, else (if allowed) where it was extracted. */
@@ -67,6 +69,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
         keepSandbox: opts.keepSandboxes,
         timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
+        reruns: opts.reruns ?? 0,
       },
       signal,
     );

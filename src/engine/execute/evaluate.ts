@@ -46,6 +46,8 @@ export interface Score {
   failure: { category: FailureCategory; rule: string; evidence?: string; subcategory?: string } | null;
   /** Why the slot did not pass, in words for people (annotators, the editor); null when it passed. */
   reason: string | null;
+  /** A passing test run again in fresh sandboxes (`--reruns`): how many runs there were in all, and how many passed. */
+  reruns?: { runs: number; passed: number };
 }
 
 export interface Evaluation {

@@ -35,6 +35,8 @@ export type FailureCategory =
   | 'test-design-mocking'
   /** Ours, not the paper's: the test forged its score or changed the focal code (METRICS.md). */
   | 'tampering'
+  /** Ours: reruns of a passing test disagreed; stays in N as not passing, its pass count kept (METRICS.md). */
+  | 'flaky'
   /** Ours: the harness or the machine could not build or run the project; not the test's fault, left out of N (METRICS.md). */
   | 'environment';
 
@@ -53,6 +55,7 @@ export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'logic-assertion': 'Logic & Assertion',
   'test-design-mocking': 'Test Design & Mocking',
   tampering: 'Tampering',
+  flaky: 'Flaky',
   environment: 'Environment (not the test)',
 };
 

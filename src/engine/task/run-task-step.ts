@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { evaluateTest, testHash, type EvaluateOptions, type Evaluation } from '../execute/evaluate';
 import { feedbackOf } from '../execute/feedback';
+import { withReruns } from '../execute/reruns';
 import type { Executor } from '../execute/types';
 import { fencedTest, generateOne, repairPrompt } from '../generate/generate';
 import type { ChatMessage, GenerationParams, GenerationRecord, Prompt, Provider } from '../generate/types';
@@ -21,6 +22,8 @@ export interface StepEvaluation {
   limits?: EvaluateOptions['limits'];
   keepSandbox?: boolean;
   onPhase?: EvaluateOptions['onPhase'];
+  /** Flaky detection: a passing test is run this many more times, each in a fresh sandbox (execute/reruns.ts). */
+  reruns?: number;
 }
 
 export interface TaskStepServices {
@@ -171,17 +174,20 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
       reason: `the ${task.language} environment image for ${path.basename(ev.checkout)} does not build (${message}); build it with \`xrepotest images build --lang ${task.language}\` and check with \`xrepotest doctor --repo DIR --executor docker\``,
     };
   }
-  return evaluateTest(task.task, task.language, testCode, {
-    executor: ev.executor,
-    repoDir: ev.checkout,
-    image,
-    environmentProblem,
-    signal,
-    ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
-    ...(ev.limits ? { limits: ev.limits } : {}),
-    ...(ev.keepSandbox ? { keepSandbox: ev.keepSandbox } : {}),
-    ...(ev.onPhase ? { onPhase: ev.onPhase } : {}),
-  });
+  const once = (keepSandbox = ev.keepSandbox): Promise<Evaluation> =>
+    evaluateTest(task.task, task.language, testCode, {
+      executor: ev.executor,
+      repoDir: ev.checkout,
+      image,
+      environmentProblem,
+      signal,
+      ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
+      ...(ev.limits ? { limits: ev.limits } : {}),
+      ...(keepSandbox ? { keepSandbox } : {}),
+      ...(ev.onPhase ? { onPhase: ev.onPhase } : {}),
+    });
+  // Reruns keep no sandbox: the first run's is the one kept for inspection.
+  return withReruns(await once(), ev.reruns ?? 0, () => once(false), signal);
 }
 
 /**

@@ -1,0 +1,80 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import type { PhaseCommand, Session } from '../../src/engine/execute/types';
+import { scoreTest } from '../../src/engine/task/run-task-step';
+import { FIXTURE_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
+import { CLI, fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/**
+ * Flaky detection (`--reruns k`) with real runs of the Ruby fixture. A flaky test needs something that
+ * differs from run to run; here it is the time zone (a common cause of flaky tests): one session's
+ * test phase gets TZ five hours east of UTC, and the spec expects UTC. The executor is the real local
+ * one, only watched.
+ */
+class CountingExecutor extends LocalExecutor {
+  sessions = 0;
+  constructor(private readonly eastOn: number) {
+    super();
+  }
+  override async open(spec: Parameters<LocalExecutor['open']>[0]): Promise<Session> {
+    const s = await super.open(spec);
+    const run = this.sessions++;
+    const inner = s.run.bind(s);
+    s.run = (cmd: PhaseCommand, signal?: AbortSignal) => inner(cmd.phase === 'test' && run === this.eastOn ? { ...cmd, env: { ...cmd.env, TZ: 'XRT-5' } } : cmd, signal);
+    return s;
+  }
+}
+
+describe('flaky detection (reruns of a passing test in fresh sandboxes)', function () {
+  this.timeout(300_000);
+  before(function () {
+    if (!hasTool('rspec', ['--version'])) skipBecause(this, 'rspec is not installed');
+  });
+
+  const origin = { round: 0, mode: null, provider: null, model: null, baseline: false };
+  // Passes where the clock is UTC, fails five hours east of it.
+  const zoneSpec = generatedTest('ruby', 'pass').replace("it 'returns nothing for an empty query' do", "it 'returns nothing for an empty query' do\n    expect(Time.now.utc_offset).to eq(0)");
+
+  it('a test that fails on one rerun is flaky: not a pass, its pass count kept, the failing run named', async () => {
+    const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
+    const executor = new CountingExecutor(2);
+    const r = await scoreTest(loaded, zoneSpec, 0, origin, { executor, checkout: fixture(FIXTURE_OF.ruby), reruns: 3 });
+    assert.equal(executor.sessions, 4, 'the first run and three reruns, each in a session of its own');
+    assert.equal(r.checks[0].tests, false);
+    assert.equal(r.xrt.failure_category, 'flaky');
+    assert.deepEqual(r.xrt.reruns, { runs: 4, passed: 3 });
+    assert.match(r.xrt.reason ?? '', /passed 3 of 4 runs/);
+    assert.ok(r.coverage_stats[0].covered_lines > 0, 'the first run\u2019s coverage is kept');
+  });
+
+  it('a steady test passes every rerun; `run --reruns 2` records the count, and without it nothing is rerun', async () => {
+    const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
+    const executor = new CountingExecutor(-1);
+    const r = await scoreTest(loaded, zoneSpec, 0, origin, { executor, checkout: fixture(FIXTURE_OF.ruby), reruns: 2 });
+    assert.equal(r.checks[0].tests, true, r.xrt.reason ?? '');
+    assert.deepEqual(r.xrt.reruns, { runs: 3, passed: 3 });
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-reruns-'));
+    try {
+      const tasks = path.join(dir, 'tasks.jsonl');
+      fs.writeFileSync(tasks, JSON.stringify(loaded.task) + '\n');
+      const tests = path.join(dir, 'tests.jsonl');
+      fs.writeFileSync(tests, JSON.stringify({ task_id: loaded.task.task_id, language: 'ruby', test_code: generatedTest('ruby', 'pass') }) + '\n');
+      for (const [args, expected] of [[['--reruns', '2'], { runs: 3, passed: 3 }], [[], undefined]] as const) {
+        const out = path.join(dir, `out${args.length}.jsonl`);
+        const p = spawnSync(process.execPath, [CLI, 'run', tasks, '--tests', tests, '--executor', 'local', '--repos', path.dirname(fixture(FIXTURE_OF.ruby)), '--out', out, '--no-progress', ...args], { encoding: 'utf8' });
+        assert.equal(p.status, 0, p.stderr);
+        const rec = JSON.parse(fs.readFileSync(out, 'utf8').trim());
+        assert.equal(rec.checks[0].tests, true);
+        assert.deepEqual(rec.xrt.reruns, expected);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
