@@ -465,8 +465,10 @@ export class DockerExecutor implements Executor {
   /** Removes the reused containers (idle or not) and their pool folders. */
   async close(): Promise<void> {
     this.closed = true;
-    // A check still running is let finish first (its exec would fail on a removed container).
-    await Promise.all([...this.pooled].map((e) => e.checked.then(() => this.retire(e))));
+    // At once, without waiting for a check still running (its exec then fails on the removed container,
+    // which its promise absorbs): a stop (docker stop, compose down) gives the process seconds, and
+    // every second a container outlives its worker is one it may be left behind.
+    await Promise.all([...this.pooled].map((e) => this.retire(e)));
     await sandboxRemovalsDone();
   }
 }
