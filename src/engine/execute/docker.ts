@@ -128,14 +128,25 @@ const PREPARE = [
  * that is itself a link is skipped. Files the test user made earlier cannot be changed by root
  * without capabilities: those are only in writable folders.
  */
-const OPEN_FOR_TEST = [
-  'd=$1; shift',
+const OPEN_LINES = [
+  'd=$XRT_OPEN_SANDBOX',
   'chmod -R o+rX,o-w "$d" 2>/dev/null',
   'chmod 0311 "$d/.xrt" 2>/dev/null',
-  'for w in "$@"; do [ -L "$w" ] || chmod -R a+rwX "$w" 2>/dev/null; done',
-  'set -f; IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
-  'exit 0',
-].join('\n');
+  // No pathname expansion of the unquoted lists (a folder name with * or ? would match others).
+  'set -f',
+  // A newline as the only separator: the line after this one ends the quoted IFS.
+  "IFS='",
+  "'; for w in $XRT_OPEN_DIRS; do [ -L \"$w\" ] || chmod -R a+rwX \"$w\" 2>/dev/null; done",
+  'IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
+];
+const OPEN_FOR_TEST = [...OPEN_LINES, 'exit 0'].join('\n');
+
+/** What OPEN_LINES reads: the sandbox, its writable folders (one per line), the image folders (':'-separated). */
+function openEnv(sandboxDir: string, writable: readonly string[], imageWritable: readonly string[]): string[] {
+  // The engine names these folders (inside its sandbox); a line break in one would split the list.
+  if (writable.some((d) => d.includes('\n'))) throw new Error(`a writable folder's name holds a line break: ${JSON.stringify(writable)}`);
+  return [`XRT_OPEN_SANDBOX=${sandboxDir}`, `XRT_OPEN_DIRS=${writable.join('\n')}`, `XRT_IMAGE_WRITABLE=${imageWritable.join(':')}`];
+}
 
 /**
  * Kills whatever the exec's user has running in the container but init (1), the keep-alive (`$keep`)
@@ -157,22 +168,7 @@ const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFT
  * in the same exec: one exec less per slot (an exec costs about 0.1 s on Podman). The sandbox and the
  * writable folders come in `XRT_OPEN_SANDBOX` and `XRT_OPEN_DIRS` (one per line).
  */
-const RUN_AND_REAP_THEN_OPEN = [
-  'keep=$1; t=$2; shift 2',
-  `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`,
-  's=$?',
-  REAP_LOOP,
-  'd=$XRT_OPEN_SANDBOX',
-  'chmod -R o+rX,o-w "$d" 2>/dev/null',
-  'chmod 0311 "$d/.xrt" 2>/dev/null',
-  // A newline as the only separator: the line after this one ends the quoted IFS.
-  // No pathname expansion of the unquoted lists (a folder name with * or ? would match others).
-  'set -f',
-  "IFS='",
-  "'; for w in $XRT_OPEN_DIRS; do [ -L \"$w\" ] || chmod -R a+rwX \"$w\" 2>/dev/null; done",
-  'IFS=:; for w in $XRT_IMAGE_WRITABLE; do [ -d "$w" ] && chmod -R a+rwX "$w" 2>/dev/null; done',
-  'exit $s',
-].join('\n');
+const RUN_AND_REAP_THEN_OPEN = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, ...OPEN_LINES, 'exit $s'].join('\n');
 
 
 /**
@@ -630,7 +626,7 @@ export class DockerSession implements Session {
     const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;
     if (!user) this.openedFor = null;
     if (user && openKey !== this.openedFor) {
-      const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open', this.spec.sandboxDir, ...cmd.sandboxWritable!], '0:0', [`XRT_IMAGE_WRITABLE=${this.testWrites.join(':')}`]);
+      const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open'], '0:0', openEnv(this.spec.sandboxDir, cmd.sandboxWritable!, this.testWrites));
       if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
       this.openedFor = openKey;
       signal?.throwIfAborted();
@@ -650,7 +646,7 @@ export class DockerSession implements Session {
       Env: [
         `LANG=C.UTF-8`,
         ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`),
-        ...(openAfter ? [`XRT_OPEN_SANDBOX=${this.spec.sandboxDir}`, `XRT_OPEN_DIRS=${openAfter.join('\n')}`, `XRT_IMAGE_WRITABLE=${this.testWrites.join(':')}`] : []),
+        ...(openAfter ? openEnv(this.spec.sandboxDir, openAfter, this.testWrites) : []),
       ],
       AttachStdout: true,
       AttachStderr: true,

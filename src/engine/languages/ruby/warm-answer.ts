@@ -56,9 +56,7 @@ export async function prepareRubyWarmUp(ctx: RunContext, with_: PrepareWith, com
       const warm = await with_.run(command());
       ranHere = warm;
       if (warm.exitCode !== 0 || warm.timedOut) return { ok: false, problem: failedProblem(warm, with_.repoDir ?? 'the repository') };
-      // Only the project's own code has run (no test exists yet): its answer, read without following links.
-      const after = readSandboxFile(ctx.sandbox.dir, lockRel);
-      return { ok: true, meta: { answer: readSandboxFile(ctx.sandbox.dir, answerRel, 64), lock: after === before ? null : { rel: lockRel, content: after } } };
+      return { ok: true, meta: answerAfterWarmUp(ctx, before, lockRel, answerRel) };
     },
   });
   // This slot ran the warm-up: the engine judges its result as it always did (and the copy is as it left it).
@@ -82,12 +80,15 @@ async function warmUpInEnvironment(ctx: RunContext, with_: PrepareWith, command:
   }
   const before = readSandboxFile(ctx.sandbox.dir, lockRel);
   const warm = await with_.run(command());
-  if (key && warm.exitCode === 0 && !warm.timedOut) {
-    // Only the project's own code has run (no test exists yet): read without following links all the same.
-    const after = readSandboxFile(ctx.sandbox.dir, lockRel);
-    with_.warmed!.set(key, { answer: readSandboxFile(ctx.sandbox.dir, answerRel, 64), lock: after === before ? null : { rel: lockRel, content: after } } satisfies WarmAnswer);
-  }
+  if (key && warm.exitCode === 0 && !warm.timedOut) with_.warmed!.set(key, answerAfterWarmUp(ctx, before, lockRel, answerRel));
   return warm;
+}
+
+/** What a passing warm-up left: its runner answer, and the Gemfile.lock when it differs from `before`. */
+function answerAfterWarmUp(ctx: RunContext, before: string | null, lockRel: string, answerRel: string): WarmAnswer {
+  // Only the project's own code has run (no test exists yet): read without following links all the same.
+  const after = readSandboxFile(ctx.sandbox.dir, lockRel);
+  return { answer: readSandboxFile(ctx.sandbox.dir, answerRel, 64), lock: after === before ? null : { rel: lockRel, content: after } };
 }
 
 /** A warm-up's answer and lock, written into a slot that did not run it. */
