@@ -153,7 +153,13 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     }
     // A compile phase that only checks the test (php -l, ruby -c) runs beside the test phase where the
     // executor keeps commands apart: the check's verdict still comes from a process no test code ran in.
-    const beside = toolchain.compileOnlyChecks && opts.executor.capabilities.concurrentCommands ? await placeAndCheckBesideTest(ctx, execute, phases, opts) : null;
+    // Where the runner's report can answer the check, the test phase runs first and the check only when it cannot.
+    const beside =
+      toolchain.compileOnlyChecks && toolchain.checkOnlyWithoutTests
+        ? await placeTestThenCheckIfNeeded(ctx, execute, phases, opts)
+        : toolchain.compileOnlyChecks && opts.executor.capabilities.concurrentCommands
+          ? await placeAndCheckBesideTest(ctx, execute, phases, opts)
+          : null;
     const placed = beside ?? (await placeAndCompile(ctx, run));
     placement = placed.placement;
     const compiled = placed.compiled;
@@ -169,7 +175,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     let notBuilt: string | null = null;
     if (compiled.exitCode === 0) {
       const tested = beside?.tested ?? (await run(toolchain.test(ctx, placement, compiled)));
-      report = toolchain.testReport(ctx, placement, tested);
+      report = beside?.report ?? toolchain.testReport(ctx, placement, tested);
       notBuilt = toolchain.notBuilt?.(ctx, placement, tested, report) ?? null;
       // Coverage counts even when tests fail, as in the paper (Cov); Cov@Pass is derived from passing slots.
       const coverageCmd = tested.timedOut ? null : toolchain.coverage(ctx, placement);
@@ -301,7 +307,7 @@ async function placeAndCheckBesideTest(
   execute: (cmd: PhaseCommand, signal?: AbortSignal) => Promise<PhaseResult>,
   phases: PhaseResult[],
   opts: EvaluateOptions,
-): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult }> {
+): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult; report?: TestReport }> {
   const toolchain = adapterFor(ctx.language).toolchain;
   const placement = await toolchain.place(ctx);
   const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
@@ -335,6 +341,57 @@ async function placeAndCheckBesideTest(
   const tested = await testing;
   phases.push(tested);
   return { placement, compiled, tested };
+}
+
+/**
+ * Places the test and runs its test phase; then the check (the compile phase of a toolchain whose
+ * compile only checks) only when the runner's report does not show it would pass: tests ran, nothing
+ * failed outside them and the runner ended as after a run, which a file that does not parse cannot
+ * produce (`checkOnlyWithoutTests`).
+ * Skipped, the check is recorded as passed, with the reason as its output. Run, it has the test
+ * phase's read-only view of the copy (the file it checks is the one placed: the test phase could not
+ * change it), and a failed check drops the test phase as in the sequential run. Recorded in that order.
+ */
+async function placeTestThenCheckIfNeeded(
+  ctx: RunContext,
+  execute: (cmd: PhaseCommand, signal?: AbortSignal) => Promise<PhaseResult>,
+  phases: PhaseResult[],
+  opts: EvaluateOptions,
+): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult; report?: TestReport }> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  const placement = await toolchain.place(ctx);
+  const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
+  if (placement.environment) {
+    opts.onPhase?.('compile');
+    const compiled = await execute(check);
+    phases.push(compiled);
+    return { placement, compiled };
+  }
+  opts.onPhase?.('test');
+  const tested = await execute(toolchain.test(ctx, placement, undefined));
+  const report = toolchain.testReport(ctx, placement, tested);
+  // Exit 0 or 1 as well: what both runners give after running tests (a fatal error gives another).
+  if (!tested.timedOut && (tested.exitCode === 0 || tested.exitCode === 1) && report.ran > 0 && report.outsideErrors === 0) {
+    const ran = `${report.ran} test${report.ran === 1 ? '' : 's'}`;
+    const compiled: PhaseResult = {
+      phase: check.phase,
+      argv: check.argv,
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      outputTruncated: false,
+      output: `[xrepotest: not run: the test phase loaded this file and ran ${ran} from it, which a file that does not parse cannot do]\n`,
+      durationMs: 0,
+    };
+    phases.push(compiled, tested);
+    return { placement, compiled, tested, report };
+  }
+  opts.onPhase?.('compile');
+  const compiled = await execute(check);
+  phases.push(compiled);
+  if (compiled.exitCode !== 0 || compiled.timedOut) return { placement, compiled };
+  phases.push(tested);
+  return { placement, compiled, tested, report };
 }
 
 /** A pass needs both the runner's exit code and its own report: a crash after "ok" lines, or zero tests, is no pass. */

@@ -132,6 +132,15 @@ export interface Toolchain {
    */
   compileOnlyChecks?: boolean;
   /**
+   * With `compileOnlyChecks`: the test phase runs first, and the check runs only when the runner's own
+   * report does not already answer it. A file that does not parse runs no test (PHP and Ruby parse the
+   * whole file before any of it runs), so a report with tests run and no error outside them means the
+   * check would pass: it is then recorded as passed without running (a process less on a 2-core
+   * machine, an exec less in a container). Otherwise it runs after the test phase, on the file the
+   * test phase could only read, and its verdict decides as before (a failed check drops the test phase).
+   */
+  checkOnlyWithoutTests?: boolean;
+  /**
    * After a failed compile: a change to the sandbox that may let it compile (Go: rename what our test
    * redeclares, or set the package's broken existing tests aside), described by a note; null when there
    * is nothing to try. Called again after each retry that fails, a few rounds at most.

@@ -137,8 +137,10 @@ export const phpToolchain: Toolchain = {
     return 'problem' in choice ? choice.problem : null;
   },
 
-  // `php -l`: PHP's own verdict on the file, writing nothing; it may run beside the test phase (execute/evaluate.ts).
+  // `php -l`: PHP's own verdict on the file, writing nothing; run only when the test phase's report
+  // does not answer it (execute/evaluate.ts): PHP and Ruby parse a whole file before running any of it.
   compileOnlyChecks: true,
+  checkOnlyWithoutTests: true,
   compile: (ctx, placement) => phase('compile', ctx, ['php', '-l', placement.testFile], ctx.sandbox.projectRoot),
 
   test(ctx, placement) {

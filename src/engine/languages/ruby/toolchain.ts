@@ -62,8 +62,10 @@ export const rubyToolchain: Toolchain = {
     return placement;
   },
 
-  // `ruby -c`: Ruby's own verdict on the file, writing nothing; it may run beside the test phase (execute/evaluate.ts).
+  // `ruby -c`: Ruby's own verdict on the file, writing nothing; run only when the test phase's report
+  // does not answer it (execute/evaluate.ts): PHP and Ruby parse a whole file before running any of it.
   compileOnlyChecks: true,
+  checkOnlyWithoutTests: true,
   compile: (ctx, placement) => phase('compile', ctx, ['ruby', '-c', placement.testFile], ctx.sandbox.projectRoot),
 
   test(ctx, placement) {
