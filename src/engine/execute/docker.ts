@@ -7,6 +7,7 @@ import type Dockerode from 'dockerode';
 import { adapterFor, type LanguageId } from '../languages';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
+import { openCopyOnHost } from './open-copy';
 import { CappedOutput } from './output';
 import { pidNamespace, sandboxRemovalsDone } from './sandbox';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
@@ -596,6 +597,8 @@ export class DockerSession implements Session {
    * root's modes, and what it made is its own). Any phase run as root makes it null.
    */
   private openedFor: string | null = null;
+  /** Whether a phase has run as the test user: until then the copy holds no untrusted code's work and the host may open it (open-copy.ts). */
+  private untrustedRan = false;
 
   constructor(
     private readonly slot: SlotContainer,
@@ -626,11 +629,18 @@ export class DockerSession implements Session {
     const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;
     if (!user) this.openedFor = null;
     if (user && openKey !== this.openedFor) {
-      const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open'], '0:0', openEnv(this.spec.sandboxDir, cmd.sandboxWritable!, this.testWrites));
-      if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      // From the host while no untrusted code has run in the copy and the language opens no image
+      // folder (those are the container's own): an exec less per slot (PHP and Ruby run no root phase
+      // before their test phase, whose tail would open it).
+      const onHost = !this.untrustedRan && !this.testWrites.length && openCopyOnHost(this.spec.sandboxDir, cmd.sandboxWritable!);
+      if (!onHost) {
+        const r = await slot.quietExec(['sh', '-c', OPEN_FOR_TEST, 'xrt-open'], '0:0', openEnv(this.spec.sandboxDir, cmd.sandboxWritable!, this.testWrites));
+        if (r.code !== 0) throw new Error(`could not prepare the container for the ${cmd.phase} phase: ${r.output.trim().slice(0, 200)}`);
+      }
       this.openedFor = openKey;
       signal?.throwIfAborted();
     }
+    if (user) this.untrustedRan = true;
     // A root phase a test phase follows opens the copy at its end (RUN_AND_REAP_THEN_OPEN), but for
     // folder names a line-separated list cannot carry.
     const openAfter = !user && this.confined && cmd.beforeTest && !cmd.beforeTest.some((d) => d.includes('\n')) ? cmd.beforeTest : null;
