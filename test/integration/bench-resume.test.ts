@@ -3,6 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { memorySandboxParent } from '../../src/engine/execute/memory-folder';
 import { CLI, fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -106,8 +107,10 @@ describe('bench: resumable across SIGKILL', function () {
     assert.ok(kept >= 1 && kept < 10, `some results kept (${kept})`);
     const ps = spawnSync('ps', ['-eo', 'pid,ppid,args'], { encoding: 'utf8' }).stdout;
     assert.doesNotMatch(ps, new RegExp(`xrt-sandbox-ns\\d+-${child.pid}-`), 'no process of the run is left');
+    // On disk, or in memory where the engine makes a language's sandboxes (execute/memory-folder.ts).
+    const folders = [os.tmpdir(), memorySandboxParent()].filter((d): d is string => !!d);
     assert.deepEqual(
-      fs.readdirSync(os.tmpdir()).filter((n) => new RegExp(`^xrt-sandbox-ns\\d+-${child.pid}-`).test(n)),
+      folders.flatMap((d) => fs.readdirSync(d).filter((n) => new RegExp(`^xrt-sandbox-ns\\d+-${child.pid}-`).test(n))),
       [],
       'its sandboxes are removed',
     );

@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { localHostViewArgs } from './host-view';
 import { CappedOutput } from './output';
-import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionSpec, SharedCache } from './types';
+import { memorySandboxParent } from './memory-folder';
+import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec, SharedCache } from './types';
 import { sandboxRemovalsDone } from './sandbox';
 import { seal } from './warm-environment';
 import { which } from '../util/which';
@@ -27,6 +28,8 @@ export interface LocalExecutorOptions {
   isolation?: 'auto' | 'bubblewrap' | 'none';
   /** Build caches shared across tasks (default: ~/.cache/xrepotest/local). */
   cacheRoot?: string;
+  /** Sandboxes of languages that write little in memory where a tmpfs allows it (default true; memory-folder.ts). */
+  memorySandboxes?: boolean;
 }
 
 function firstLine(cmd: string, args: string[]): string | null {
@@ -246,6 +249,7 @@ function hostToolchainEnv(): Record<string, string> {
 export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
   private readonly bwrap: string | null;
+  private readonly memorySandboxes: boolean;
   private readonly cgroups: CgroupKind;
   private readonly versions = new Map<LanguageId, Record<string, string>>();
   private hostEnv: Record<string, string> | undefined;
@@ -254,6 +258,7 @@ export class LocalExecutor implements Executor {
   private overlays: boolean | undefined;
 
   constructor(options: LocalExecutorOptions = {}) {
+    this.memorySandboxes = options.memorySandboxes ?? true;
     this.cacheRoot = options.cacheRoot ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'local');
     const isolation = options.isolation ?? 'auto';
     this.bwrap = isolation === 'none' ? null : which('bwrap');
@@ -359,6 +364,21 @@ export class LocalExecutor implements Executor {
   async open(spec: SessionSpec): Promise<Session> {
     this.hostEnv ??= hostToolchainEnv();
     return new LocalSession(spec, this.bwrap, this.cgroups, this.hostEnv);
+  }
+
+  /**
+   * Where a slot's sandbox goes: in memory (memory-folder.ts) for a language whose phases write little
+   * into the copy (`Toolchain.smallCopyWrites`), where bubblewrap confines it (a write there counts
+   * against the phase's memory limit, which only a cgroup enforces for files); else the temporary folder.
+   */
+  async lease(spec: Omit<SessionSpec, 'sandboxDir'>): Promise<SessionLease> {
+    const inMemory = this.memorySandboxes && this.bwrap && this.cgroups && adapterFor(spec.language).toolchain.smallCopyWrites ? memorySandboxParent() : null;
+    let session: Session | undefined;
+    return {
+      sandboxParent: inMemory ?? os.tmpdir(),
+      open: async (sandboxDir) => (session = await this.open({ ...spec, sandboxDir })),
+      close: async () => session?.close(),
+    };
   }
 }
 

@@ -86,6 +86,13 @@ export interface Toolchain {
    */
   fixedPath?: boolean;
   /**
+   * Its phases write little into the copy (reports, a test binary; no build products of the size of a
+   * Rust target): the local executor may make its sandboxes in memory (execute/memory-folder.ts),
+   * where creating the copy's files costs a tenth of a disk's. What a phase writes there counts against
+   * its memory limit.
+   */
+  smallCopyWrites?: boolean;
+  /**
    * A trusted command on the pristine copy, before the test is placed, that fills a build cache
    * (`cacheDir`) with the project's own build. With `warmIdentity`, on an executor that keeps caches
    * (local), it runs once per key into a warm environment later slots see copy-on-write

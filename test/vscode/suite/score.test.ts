@@ -68,7 +68,9 @@ describe('Cancelling a scoring', () => {
     const editor = await openInEditor('item.go');
     const engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as Engine;
     const server = await waitFor('the engine server', 30_000, engineServerPid);
-    const copies = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => n.startsWith('xrt-sandbox-'));
+    // On disk, or in memory where the engine makes Go's sandboxes when a tmpfs allows (execute/memory-folder.ts).
+    const folders = [os.tmpdir(), '/dev/shm', process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d && fs.existsSync(d));
+    const copies = (): string[] => folders.flatMap((d) => fs.readdirSync(d).filter((n) => n.startsWith('xrt-sandbox-')).map((n) => `${d}/${n}`));
     const copiesBefore = copies();
     const processesBefore = descendants(server);
     const cts = new vscode.CancellationTokenSource();

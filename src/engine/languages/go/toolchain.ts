@@ -65,6 +65,7 @@ export const goToolchain: Toolchain = {
   // Go's build cache keys a package's compile on its folder (the file paths it embeds): at a new path
   // every slot would rebuild the module's own packages the focal package imports, however warm the cache.
   fixedPath: true,
+  smallCopyWrites: true,
 
   // The warm build cache's key (execute/warm-environment.ts): Go and the flags every phase builds
   // with, and the package the warm-up builds; the copy's content is added by the engine.

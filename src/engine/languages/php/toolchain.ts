@@ -140,6 +140,7 @@ export const phpToolchain: Toolchain = {
   // `php -l`: PHP's own verdict on the file, writing nothing; run only when the test phase's report
   // does not answer it (execute/evaluate.ts): PHP and Ruby parse a whole file before running any of it.
   compileOnlyChecks: true,
+  smallCopyWrites: true,
   checkOnlyWithoutTests: true,
   compile: (ctx, placement) => phase('compile', ctx, ['php', '-l', placement.testFile], ctx.sandbox.projectRoot),
 

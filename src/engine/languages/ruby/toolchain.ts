@@ -65,6 +65,7 @@ export const rubyToolchain: Toolchain = {
   // `ruby -c`: Ruby's own verdict on the file, writing nothing; run only when the test phase's report
   // does not answer it (execute/evaluate.ts): PHP and Ruby parse a whole file before running any of it.
   compileOnlyChecks: true,
+  smallCopyWrites: true,
   checkOnlyWithoutTests: true,
   compile: (ctx, placement) => phase('compile', ctx, ['ruby', '-c', placement.testFile], ctx.sandbox.projectRoot),
 
