@@ -101,7 +101,8 @@ function onlyChanged(tasks: TaskRecord[], changed: ChangedLines, nextId: Partial
       const language = t.language as LanguageId;
       const id = next[language] ?? 0;
       next[language] = id + 1;
-      return { ...t, task_id: id };
+      // The base the change is measured from: `run --regression-check` runs passing tests there too.
+      return { ...t, task_id: id, changed_since: { ref: changed.ref, commit: changed.commit } };
     });
 }
 

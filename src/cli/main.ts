@@ -92,6 +92,7 @@ export function buildProgram(): Command {
     .option('--memory-mb <n>', 'memory limit per task', positiveInt, 2048)
     .option('--keep-sandboxes', 'keep each disposable copy (its path is in the result) for inspection')
     .option('--reruns <k>', 'flaky detection: run each passing test k more times, each in a fresh sandbox; any run that fails marks it flaky (not a pass, its pass count kept)', nonNegativeInt, 0)
+    .option('--regression-check', 'for tasks from `extract --changed-since`: run each passing test again at the base commit; one that fails there is change-revealing')
     .option('--no-progress', 'do not show progress')
     .action(async (tasks: string[], opts) => {
       if (!isExecutorKind(opts.executor)) throw new Error(`--executor ${opts.executor}: use ${executorKindList()}`);

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
+import { BaseCheckouts, baseCommitOf } from '../engine/execute/regression';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
 import { loadTasks, type LoadedTask } from '../engine/tasks/load';
@@ -28,6 +29,8 @@ export interface RunCommandOptions {
   progress: boolean;
   /** Flaky detection: a passing test runs this many more times in fresh sandboxes (default 0: the paper's setting). */
   reruns?: number;
+  /** Tasks from `extract --changed-since`: each passing test is run again at the base commit (execute/regression.ts). */
+  regressionCheck?: boolean;
 }
 
 /** Where a task's repository is checked out: `--repos DIR/<name>`, else (if allowed) where it was extracted. */
@@ -51,6 +54,10 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   for (const line of lock?.tookOver ?? []) process.stderr.write(`${line}\n`);
   const out = opts.out ? fs.openSync(opts.out, 'w') : null;
   const results: ResultRecord[] = [];
+  const bases = opts.regressionCheck ? new BaseCheckouts() : undefined;
+  if (bases && !generations.some((g) => baseCommitOf(g.task.task))) {
+    process.stderr.write('--regression-check: no task names a base commit (extract the tasks with `xrepotest extract --changed-since <ref>`); nothing will be checked\n');
+  }
   const progress = createProgress('run', opts.progress);
   let passed = 0;
   const step = async (g: (typeof generations)[number]): Promise<void> => {
@@ -70,6 +77,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
         timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
         reruns: opts.reruns ?? 0,
+        ...(bases ? { regression: bases } : {}),
       },
       signal,
     );
@@ -88,12 +96,22 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
     progress.stop();
     if (out !== null) fs.closeSync(out);
     lock?.release();
+    bases?.close();
     await executor.close?.();
   }
   if (!opts.out) for (const r of results) process.stdout.write(JSON.stringify(r) + '\n');
   process.stderr.write(formatSummaryText(summarizeByLanguage(results)) + '\n');
+  if (bases) process.stderr.write(regressionLine(results) + '\n');
   if (opts.out) process.stderr.write(`wrote ${results.length} results to ${opts.out}\n`);
   return signal.aborted ? 130 : 0;
 }
 
 export const DEFAULT_CONCURRENCY = Math.max(1, Math.min(4, Math.floor(os.cpus().length / 2)));
+
+/** What `--regression-check` found, in one line: how many passing tests reveal the change. */
+export function regressionLine(results: ResultRecord[]): string {
+  const counts = { 'change-revealing': 0, 'passes-at-base': 0, 'absent-at-base': 0, 'not-checked': 0 };
+  for (const r of results) if (r.xrt.regression) counts[r.xrt.regression.verdict]++;
+  const checked = Object.values(counts).reduce((a, b) => a + b, 0);
+  return `regression check: ${counts['change-revealing']} of ${checked} passing tests are change-revealing (fail at the base commit); ${counts['passes-at-base']} pass there too, ${counts['absent-at-base']} test a function the base commit lacks, ${counts['not-checked']} not checked`;
+}

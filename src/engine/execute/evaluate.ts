@@ -17,7 +17,7 @@ export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { environmentWarmKey, familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
-import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult } from './types';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult, type RegressionVerdict } from './types';
 
 export interface EvaluateOptions {
   executor: Executor;
@@ -48,6 +48,8 @@ export interface Score {
   reason: string | null;
   /** A passing test run again in fresh sandboxes (`--reruns`): how many runs there were in all, and how many passed. */
   reruns?: { runs: number; passed: number };
+  /** A passing test run again at the task's base commit (`--regression-check`, execute/regression.ts). */
+  regression?: RegressionVerdict;
 }
 
 export interface Evaluation {

@@ -209,3 +209,19 @@ export interface Executor {
   /** Releases what the executor keeps between slots (reused containers); safe to call twice. */
   close?(): Promise<void>;
 }
+
+/**
+ * Whether a passing test reveals the change it was written for (`run --regression-check`, issue 17):
+ * the same test is run against the focal function as it was at the base commit `extract
+ * --changed-since` recorded (`changed_since.commit`), in a sandbox of that commit's tree. It is
+ * **change-revealing** when it fails there and passes on the new code — the test a reviewer wants on
+ * a pull request. A function the base commit does not have is `absent-at-base` (any test of it fails
+ * there; counted apart), and a base run the machine could not score says nothing (`not-checked`).
+ */
+export interface RegressionVerdict {
+  /** The base commit the test was run against. */
+  base: string | null;
+  verdict: 'change-revealing' | 'passes-at-base' | 'absent-at-base' | 'not-checked';
+  /** How the base run ended, in words (its reason, or that it passed). */
+  reason: string;
+}

@@ -23,11 +23,19 @@ export class ChangedSinceError extends Error {}
 const WHOLE: [number, number] = [1, Number.MAX_SAFE_INTEGER];
 
 function git(dir: string, args: string[]): string {
+  return hardenedGit(dir, args).toString('utf8');
+}
+
+/**
+ * git in a checkout that may be anyone's (see the header): no program of its configuration starts.
+ * `input` goes to its standard input (`cat-file --batch`); the output is returned as bytes.
+ */
+export function hardenedGit(dir: string, args: string[], input?: string): Buffer {
   try {
     return execFileSync('git', ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', '-C', dir, ...args], {
-      encoding: 'utf8',
-      maxBuffer: 256 * 1024 * 1024,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 1024 * 1024 * 1024,
+      ...(input !== undefined ? { input } : {}),
+      stdio: [input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
       env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_EXTERNAL_DIFF: '' },
     });
   } catch (e) {

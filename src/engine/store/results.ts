@@ -35,6 +35,8 @@ export interface ResultRecord extends TaskRecord {
     reason: string | null;
     /** A passing test run again (`--reruns k`): all runs and the passing ones; absent where it was not rerun. */
     reruns?: { runs: number; passed: number };
+    /** A passing test run again at the task's base commit (`--regression-check`); absent where it was not. */
+    regression?: { base: string | null; verdict: 'change-revealing' | 'passes-at-base' | 'absent-at-base' | 'not-checked'; reason: string };
     /** Mutation testing of a passing test (null where not run: MS counts 0 for the slot). */
     mutation?: { mutants: number; viable: number; killed: number; survived: number; timed_out: number; unviable: number; score: number } | null;
     /** The trimmed log a repair round shows the model (kept so a resumed run sends the same prompt); null when it passed. */
@@ -79,6 +81,7 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
       failure_evidence: s.failure?.evidence != null ? redact(s.failure.evidence) : null,
       reason: s.reason != null ? redact(s.reason) : s.reason,
       ...(s.reruns ? { reruns: { ...s.reruns } } : {}),
+      ...(s.regression ? { regression: { ...s.regression, reason: redact(s.regression.reason) } } : {}),
       feedback: s.passed ? null : feedbackOf(e),
       test_report: { ...e.testReport, cases: e.testReport.cases.map((c) => (c.message ? { ...c, message: redact(c.message) } : c)) },
       phases: e.phases.map((p) => ({

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { evaluateTest, testHash, type EvaluateOptions, type Evaluation } from '../execute/evaluate';
 import { feedbackOf } from '../execute/feedback';
+import { regressionCheck, type BaseCheckouts } from '../execute/regression';
 import { withReruns } from '../execute/reruns';
 import type { Executor } from '../execute/types';
 import { fencedTest, generateOne, repairPrompt } from '../generate/generate';
@@ -24,6 +25,8 @@ export interface StepEvaluation {
   onPhase?: EvaluateOptions['onPhase'];
   /** Flaky detection: a passing test is run this many more times, each in a fresh sandbox (execute/reruns.ts). */
   reruns?: number;
+  /** `--regression-check`: a passing test is run again at the task's base commit (execute/regression.ts); the run's base trees. */
+  regression?: BaseCheckouts;
 }
 
 export interface TaskStepServices {
@@ -187,7 +190,19 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
       ...(ev.onPhase ? { onPhase: ev.onPhase } : {}),
     });
   // Reruns keep no sandbox: the first run's is the one kept for inspection.
-  return withReruns(await once(), ev.reruns ?? 0, () => once(false), signal);
+  const e = await withReruns(await once(), ev.reruns ?? 0, () => once(false), signal);
+  if (!ev.regression || !e.score.passed) return e;
+  const regression = await regressionCheck(task.task, ev.checkout, ev.regression, (atBase, repoDir) =>
+    evaluateTest(atBase, task.language, testCode, {
+      executor: ev.executor,
+      repoDir,
+      image,
+      signal,
+      ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
+      ...(ev.limits ? { limits: ev.limits } : {}),
+    }),
+  );
+  return { ...e, score: { ...e.score, regression } };
 }
 
 /**
