@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
+import { adapterFor } from '../../src/engine/languages';
 import { extractRepository } from '../../src/engine/extract/extract';
 import { baselineProvider } from '../../src/engine/generate/baseline';
 import { fencedTest } from '../../src/engine/generate/generate';
@@ -166,4 +167,26 @@ describe('improvement rounds on the fixtures (offline)', function () {
       assert.match(cmp.stdout, /Cov \(improved\)/);
     });
   });
+});
+
+describe('suite merges build and run with the language\'s own toolchain', function () {
+  this.timeout(600_000);
+  for (const language of ['go', 'rust', 'php', 'ruby'] as const) {
+    it(`${language}: two tests with colliding names merge into one file that passes and covers both`, async function () {
+      const tool = { go: 'go', rust: 'cargo', php: 'phpunit', ruby: 'rspec' }[language];
+      if (!hasTool(tool, ['--version']) && !hasTool(tool, ['version'])) return skipBecause(this, `${tool} is not installed`);
+      const task = await fixtureTask(language);
+      const pass = generatedTest(language, 'pass');
+      // The same test twice: every name collides (Go functions, PHP methods, Rust fns, Ruby groups). PHP
+      // leaves out a member identical to one it has, so its second copy's methods differ in spacing.
+      const second = language === 'php' ? pass.replace(/assertSame\(/g, 'assertSame( ') : pass;
+      const merged = await adapterFor(language).suite.merge([pass, second]);
+      const e = await evaluateTest(task, language, merged, { executor: new LocalExecutor(), repoDir: fixture(FIXTURE_OF[language]) });
+      assert.equal(e.score.passed, true, `${e.score.reason}\n${merged}`);
+      const alone = await evaluateTest(task, language, pass, { executor: new LocalExecutor(), repoDir: fixture(FIXTURE_OF[language]) });
+      assert.deepEqual(e.score.coverage.covered, alone.score.coverage.covered);
+      const ran = e.testReport.cases.filter((c) => c.status === 'passed').length;
+      assert.equal(ran, 2 * alone.testReport.cases.filter((c) => c.status === 'passed').length, 'both copies ran');
+    });
+  }
 });
