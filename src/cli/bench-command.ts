@@ -23,6 +23,8 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   limit?: number;
   samples: number;
   repairRounds: number;
+  /** Improvement rounds after a passing test (0: none, the paper's setting). */
+  improveRounds?: number;
   executor: 'docker' | 'local';
   runDir: string;
   concurrency: number;
@@ -47,6 +49,7 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     if (opts.rateLimit) throw new Error('--rate-limit paces the workers of a --queue run; a local run paces its calls with --concurrency');
     return undefined;
   }
+  if (opts.improveRounds) throw new Error('--improve-rounds does not go to --queue workers yet: run the benchmark without --queue');
   const rateLimit = opts.rateLimit ? parseRateLimit(opts.rateLimit) : undefined;
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
@@ -119,6 +122,8 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
           params: params(opts),
           executor: opts.executor,
           mutation: !!opts.mutation,
+          // Only when asked for: a run folder from before improvement rounds resumes with the same settings.
+          ...(opts.improveRounds ? { improveRounds: opts.improveRounds } : {}),
         };
       },
     },

@@ -20,6 +20,7 @@ const SCORING_PARTS: ReadonlyArray<[keyof LanguageAdapter, string]> = [
   ['mutationOperators', 'mutation.ts'],
   ['baseline', 'baseline.ts'],
   ['prompt', 'prompt.ts'],
+  ['suite', 'suite.ts'],
 ];
 
 /** The language-neutral registries and machinery that look the scoring parts up (no language named in them). */

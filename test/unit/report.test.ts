@@ -319,7 +319,9 @@ describe('report: JSON, Markdown and the command', () => {
     assert.equal(json.test_pass_rate, 40);
     assert.equal(json.languages.go.test_pass_rate, 50);
     assert.equal(json.schema, 'xrepotest-report/1');
-    assert.deepEqual(Object.keys(json.report.tables).sort(), ['failures', 'invocationGap', 'languages', 'models', 'modes', 'repositories']);
+    // `improvement` is null: no slot of this run had improvement rounds.
+    assert.deepEqual(Object.keys(json.report.tables).sort(), ['failures', 'improvement', 'invocationGap', 'languages', 'models', 'modes', 'repositories']);
+    assert.equal(json.report.tables.improvement, null);
     assert.equal(json.report.statistics.resamples, 300);
     const go = json.report.tables.languages.rows.find((r: { group: { language: string } }) => r.group.language === 'go');
     assert.deepEqual(Object.keys(go.metrics.tpr).sort(), ['high', 'low', 'n', 'value']);

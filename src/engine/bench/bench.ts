@@ -21,6 +21,8 @@ export interface BenchSettings {
   params: GenerationParams;
   executor: 'docker' | 'local';
   mutation: boolean;
+  /** Improvement rounds after a passing test (task/improve-suite.ts); absent: none. */
+  improveRounds?: number;
 }
 
 export interface BenchTask {
@@ -108,6 +110,8 @@ export function openRunDir(runDir: string, settings: BenchSettings): void {
   if (fs.existsSync(file)) {
     const before = JSON.parse(fs.readFileSync(file, 'utf8')) as BenchSettings;
     const differs = (Object.keys(settings) as Array<keyof BenchSettings>).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(settings[k]));
+    // Absent in folders from before improvement rounds, and when none are asked for: 0 either way.
+    if ((before.improveRounds ?? 0) !== (settings.improveRounds ?? 0) && !differs.includes('improveRounds')) differs.push('improveRounds');
     if (differs.length) {
       throw new Error(`${runDir} holds a run with other settings (${differs.join(', ')}): resume it with the same settings, or use a new --run-dir`);
     }
@@ -167,7 +171,7 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
       return;
     }
     const { result } = outcome;
-    for (const g of result.generations) if (!store.generation(bt.task, labels, g.sample, g.round)) store.addGeneration(bt.task, labels, g);
+    for (const g of result.generations) if (!store.generation(bt.task, labels, g.sample, g.round, g.improve)) store.addGeneration(bt.task, labels, g);
     for (const r of result.results) {
       // A late duplicate (a stalled job run twice) is ignored by its key.
       if (store.result(bt.task, labels, r.xrt.sample, r.xrt.round, r.xrt.test_hash)) continue;
@@ -212,6 +216,7 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
           samples: settings.samples,
           repairRounds: settings.repairRounds,
           mutation: settings.mutation,
+          improveRounds: settings.improveRounds ?? 0,
           signal: hooks.signal,
           onSlot: (slot) => {
             if (slot.result) count(slot.result);

@@ -4,7 +4,7 @@ import { extractTest } from '../prompt/extract-test';
 import { redact } from '../util/redact';
 import { requestHash } from './providers/cache';
 import type { TaskRecord } from '../tasks/record';
-import type { ChatMessage, GenerationParams, GenerationRecord, Prompt, Provider } from './types';
+import type { ChatMessage, GenerationParams, GenerationRecord, ImprovementHint, Prompt, Provider } from './types';
 
 /** `code` in a fenced block tagged with the language, as prompts and replies carry tests. */
 export function fencedTest(language: LanguageId, code: string): string {
@@ -41,6 +41,8 @@ export interface GenerateOne {
   language: LanguageId;
   sample: number;
   round: number;
+  /** An improvement round: what it asks for, also given to the provider as data (the record keeps its number). */
+  improvement?: ImprovementHint;
   signal?: AbortSignal;
 }
 
@@ -52,6 +54,7 @@ export async function generateOne(g: GenerateOne): Promise<GenerationRecord> {
     language: g.language,
     sample: g.sample,
     round: g.round,
+    ...(g.improvement ? { improve: g.improvement.round } : {}),
     mode: g.prompt.mode,
     provider: g.provider.id,
     model: g.params.model,
@@ -67,6 +70,7 @@ export async function generateOne(g: GenerateOne): Promise<GenerationRecord> {
       language: g.language,
       sample: g.sample,
       round: g.round,
+      ...(g.improvement ? { improvement: g.improvement } : {}),
       signal: g.signal,
     });
     // Redacted before anything stores it (providers redact already; replay and baseline replies come here as read).

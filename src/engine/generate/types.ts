@@ -39,7 +39,31 @@ export interface CompletionRequest {
   sample: number;
   /** Repair round: 0 for the first generation. */
   round: number;
+  /**
+   * An improvement round (1-based) after the test of `round` passed: what the suite leaves uncovered
+   * and the mutants it leaves alive, for providers that answer without reading the prompt (baseline).
+   */
+  improvement?: ImprovementHint;
   signal?: AbortSignal;
+}
+
+/** What an improvement round asks for, as data (the prompt says the same in words: prompt/improvement.ts). */
+export interface ImprovementHint {
+  /** 1-based improvement round. */
+  round: number;
+  /** Executable focal lines (1-based, in the focal file) no test of the suite runs. */
+  uncoveredLines: number[];
+  /** Mutants of the focal function no test of the suite detects. */
+  survivors: SurvivingMutant[];
+}
+
+/** A mutant no test detected, as the mutation run reports it (mutate/run.ts). */
+export interface SurvivingMutant {
+  id: string;
+  operator: string;
+  line: number;
+  original: string;
+  replacement: string;
 }
 
 export interface Usage {
@@ -76,6 +100,8 @@ export interface GenerationRecord {
   sample: number;
   /** Repair round that produced this test (0 = first generation). */
   round: number;
+  /** Improvement round (1-based) after the passing test of `round`; absent for the test itself. */
+  improve?: number;
   mode: ContextMode;
   provider: string;
   model: string;

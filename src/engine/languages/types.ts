@@ -109,8 +109,15 @@ export interface LanguageAdapter extends LanguageExtraction {
   assertions: LanguageAssertions;
   /** The offline baseline: one deterministic test from the task record alone (generate/baseline/ serves it as a provider). */
   baseline(task: TaskRecord): Promise<string>;
+  /**
+   * Improvement rounds' offline proposal (optional): a test aimed at focal lines the suite does not run
+   * yet (an argument that takes an uncovered branch), or null when the builder has no idea for them.
+   */
+  baselineForLines?(task: TaskRecord, uncoveredLines: readonly number[]): Promise<string | null>;
   /** The paper's prompt template and the fences replies are read by (prompt/templates.ts, prompt/extract-test.ts). */
   prompt: LanguagePrompt;
+  /** Kept tests merged into one test file by the language's conventions (improvement rounds' suite). */
+  suite: LanguageSuite;
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
@@ -128,6 +135,18 @@ export interface LanguageAdapter extends LanguageExtraction {
   editor: LanguageEditor;
   /** The language's own test command with coverage in a person's checkout: the benchmark's reference (bench/execute.ts). */
   native: NativeTestCommand;
+}
+
+/**
+ * How a language merges several tests of one focal function into one test file that its toolchain
+ * places and runs as it would any generated test (task/improve-suite.ts scores the merged file itself).
+ */
+export interface LanguageSuite {
+  /**
+   * The tests, first one first, as one test file: their declarations kept, names that collide
+   * renamed. Tests are attacker-controlled text; a merge that does not build is scored as such.
+   */
+  merge(tests: readonly string[]): Promise<string>;
 }
 
 type Described = Pick<FunctionInfo, 'name' | 'signature' | 'scope' | 'className' | 'classSignature'> &

@@ -74,6 +74,10 @@ export interface ResultMutation {
   timed_out: number;
   unviable: number;
   score: number;
+  /** Ids of the mutants the test detected (killed or timed out): improvement rounds keep a test that detects one no other did. Absent in records before them. */
+  detected?: string[];
+  /** The mutants that survived, for the improvement prompt's diffs. Absent in records before them. */
+  survivors?: Array<{ id: string; operator: string; line: number; original: string; replacement: string }>;
 }
 
 export function toResultMutation(result: MutationResult): ResultMutation {
@@ -85,6 +89,10 @@ export function toResultMutation(result: MutationResult): ResultMutation {
     timed_out: result.timedOut,
     unviable: result.unviable,
     score: result.score,
+    detected: result.perMutant.filter((m) => m.outcome === 'killed' || m.outcome === 'timeout').map((m) => m.id),
+    survivors: result.perMutant
+      .filter((m) => m.outcome === 'survived')
+      .map((m) => ({ id: m.id, operator: m.operator, line: m.line, original: m.original, replacement: m.replacement })),
   };
 }
 

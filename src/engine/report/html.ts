@@ -1,6 +1,6 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
-import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
+import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
 import type { ComparisonReport, Report } from './report';
 import { escapeHtml as h, groupedBarChart, stackedBarChart, type Series } from './svg';
 import { ALL, FAILURE_ROW_LABELS, type FailureTable, type InvocationGapTable, type MetricTable } from './tables';
@@ -46,9 +46,7 @@ svg .whisker line { stroke: var(--fg); stroke-width: 1.4; }
 .sig { font-weight: 600; color: var(--accent); }
 `;
 
-function metricsShown(report: Report): MetricId[] {
-  return METRIC_IDS.filter((m) => report.totals.mutationRan || (m !== 'ms' && m !== 'msAtPass'));
-}
+const metricsShown = (report: Report): MetricId[] => shownFor(report.totals);
 
 const dataAttrs = (group: Record<string, string>): string =>
   Object.entries(group)
@@ -211,6 +209,16 @@ function reportSections(report: Report): string[] {
   if (t.models) out.push(section('models', t.models.title, t.models.description, metricTableHtml(t.models, metrics)));
   out.push(
     section('failures', t.failures.title, t.failures.description, failureChart(t.failures, 'chart-failures'), failureTableHtml(t.failures)),
+    ...(t.improvement
+      ? [
+          section(
+            'improvement',
+            t.improvement.title,
+            `${t.improvement.description} ${report.totals.improvedSlots} of ${report.totals.slots} slots kept at least one test of an improvement round (${report.totals.keptTests} tests kept in all).`,
+            metricTableHtml(t.improvement, IMPROVED_PAIRS.flatMap((pair) => pair).filter((m) => metricRan(m, report.totals))),
+          ),
+        ]
+      : []),
     section('invocation-gap', t.invocationGap.title, t.invocationGap.description, invocationGapHtml(t.invocationGap)),
     section('repositories', t.repositories.title, t.repositories.description, metricTableHtml(t.repositories, metrics)),
   );

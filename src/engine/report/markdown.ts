@@ -1,6 +1,6 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
-import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
+import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
 import type { ComparisonReport, Report } from './report';
 import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
 
@@ -25,9 +25,7 @@ function table(head: string[], rows: string[][], align: Array<'l' | 'r'> = []): 
   return [head, sep, ...rows].map((r) => `| ${r.join(' | ')} |`).join('\n');
 }
 
-function metricsShown(report: Report): MetricId[] {
-  return METRIC_IDS.filter((m) => report.totals.mutationRan || (m !== 'ms' && m !== 'msAtPass'));
-}
+const metricsShown = (report: Report): MetricId[] => shownFor(report.totals);
 
 export function metricTableMarkdown(t: MetricTable, metrics: readonly MetricId[]): string {
   const head = [...t.groupBy.map(titleCase), 'N', ...metrics.map((m) => METRIC_LABELS[m])];
@@ -59,6 +57,16 @@ export function invocationGapMarkdown(t: InvocationGapTable): string {
     s.value === null ? '—' : `${fmt(s.value)} [${fmt(s.low)}, ${fmt(s.high)}] (${s.count})`;
   const rows = t.rows.map((r) => [esc(r.language) + baselineMark(r.baseline), String(r.slots), String(r.passing), share(r.notInvoked), share(r.notInvokedStrict)]);
   return `## ${t.title}\n\n${t.description}\n\n${table(['Language', 'N', 'Passing', 'Passing, focal not called (%)', 'Passing, not called (strict) (%)'], rows)}`;
+}
+
+/** The metrics of the one-shot vs improved table: each pair whose metrics ran. */
+export function improvementMetrics(report: Report): MetricId[] {
+  return IMPROVED_PAIRS.flatMap((pair) => pair).filter((m) => metricRan(m, report.totals));
+}
+
+function improvementMarkdown(report: Report, t: MetricTable): string {
+  const kept = `${report.totals.improvedSlots} of ${report.totals.slots} slots kept at least one test of an improvement round (${report.totals.keptTests} tests kept in all).`;
+  return `${metricTableMarkdown(t, improvementMetrics(report))}\n\n${kept}`;
 }
 
 function header(report: Report): string {
@@ -98,6 +106,7 @@ export function reportMarkdown(report: Report): string {
   const environment = environmentMarkdown(report);
   const parts = [header(report), ...(environment ? [environment] : []), metricGlossary(metrics), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
   if (t.models) parts.push(metricTableMarkdown(t.models, metrics));
+  if (t.improvement) parts.push(improvementMarkdown(report, t.improvement));
   parts.push(failureTableMarkdown(t.failures), invocationGapMarkdown(t.invocationGap), metricTableMarkdown(t.repositories, metrics));
   return parts.join('\n\n') + '\n';
 }

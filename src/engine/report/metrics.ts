@@ -3,7 +3,7 @@ import { bootstrapRatios, seedFor, type BootstrapOptions, type RatioColumn } fro
 import type { Slot } from './slots';
 
 /** The paper's metrics (Section 4, Appendix D) and ours (METRICS.md), in table order. */
-export const METRIC_IDS = ['csr', 'tpr', 'cov', 'covAtPass', 'ir', 'irStrict', 'ms', 'msAtPass'] as const;
+export const METRIC_IDS = ['csr', 'tpr', 'cov', 'covAtPass', 'ir', 'irStrict', 'ms', 'msAtPass', 'tprImproved', 'covImproved', 'msImproved'] as const;
 export type MetricId = (typeof METRIC_IDS)[number];
 
 export const METRIC_LABELS: Record<MetricId, string> = {
@@ -15,7 +15,30 @@ export const METRIC_LABELS: Record<MetricId, string> = {
   irStrict: 'IR strict',
   ms: 'MS',
   msAtPass: 'MS@Pass',
+  tprImproved: 'TPR (improved)',
+  covImproved: 'Cov (improved)',
+  msImproved: 'MS (improved)',
 };
+
+/** The improved suite's metrics (improvement rounds), each beside its one-shot metric. */
+export const IMPROVED_PAIRS: ReadonlyArray<readonly [MetricId, MetricId]> = [
+  ['tpr', 'tprImproved'],
+  ['cov', 'covImproved'],
+  ['ms', 'msImproved'],
+];
+const IMPROVED: ReadonlySet<MetricId> = new Set(['tprImproved', 'covImproved', 'msImproved']);
+const MUTATION: ReadonlySet<MetricId> = new Set(['ms', 'msAtPass', 'msImproved']);
+
+/** Whether a metric has data: MS only where mutation testing ran, the improved ones only where improvement rounds ran. */
+export function metricRan(m: MetricId, ran: { mutationRan: boolean; improvementRan?: boolean }): boolean {
+  return (ran.mutationRan || !MUTATION.has(m)) && (!!ran.improvementRan || !IMPROVED.has(m));
+}
+
+/** The metrics a report's paper-style tables show, in order; each improved metric right after its one-shot one. */
+export function metricsShown(ran: { mutationRan: boolean; improvementRan?: boolean }): MetricId[] {
+  const base = METRIC_IDS.filter((m) => !IMPROVED.has(m) && metricRan(m, ran));
+  return base.flatMap((m) => [m, ...IMPROVED_PAIRS.filter(([a, b]) => a === m && metricRan(b, ran)).map(([, b]) => b)]);
+}
 
 export const METRIC_DESCRIPTIONS: Record<MetricId, string> = {
   csr: 'compile success, share of all slots',
@@ -26,6 +49,9 @@ export const METRIC_DESCRIPTIONS: Record<MetricId, string> = {
   irStrict: 'the call also matches the receiver or module, share of all slots',
   ms: 'mutation score, mean over all slots (0 where mutation testing did not run)',
   msAtPass: 'mutation score, mean over passing slots with at least one viable mutant',
+  tprImproved: 'TPR of the slot\'s suite after improvement rounds (the one-shot test where no round ran), share of all slots',
+  covImproved: 'focal line coverage of the suite after improvement rounds (the merged test file scored as one test), mean over all slots',
+  msImproved: 'mutation score of the suite after improvement rounds, mean over all slots (0 where not run)',
 };
 
 /** A point estimate and its bootstrap interval, in percent (the release's scale). */
@@ -54,6 +80,8 @@ export interface GroupEstimates {
 export interface EstimateOptions extends BootstrapOptions {
   /** Whether mutation testing ran anywhere in the input; when not, MS is "not run" rather than 0. */
   mutation: boolean;
+  /** Whether improvement rounds ran anywhere in the input; when not, the improved metrics are "not run". */
+  improvement?: boolean;
 }
 
 function column(slots: readonly Slot[], num: (s: Slot) => number, den: (s: Slot) => number): RatioColumn {
@@ -75,6 +103,10 @@ export function metricColumns(slots: readonly Slot[]): Record<MetricId | GapId, 
     irStrict: column(slots, (s) => (s.invokedStrict ? 1 : 0), one),
     ms: column(slots, (s) => s.mutationScore ?? 0, one),
     msAtPass: column(slots, (s) => (withMutants(s) ? (s.mutationScore as number) : 0), withMutants),
+    // A slot without a suite (no round ran: it failed, or none were asked for) counts as its one-shot test.
+    tprImproved: column(slots, (s) => ((s.suite ? s.suite.passed : s.passed) ? 1 : 0), one),
+    covImproved: column(slots, (s) => (s.suite ? s.suite.coverage : s.coverage), one),
+    msImproved: column(slots, (s) => (s.suite ? (s.suite.mutationScore ?? 0) : (s.mutationScore ?? 0)), one),
     notInvoked: column(slots, (s) => (s.passed && !s.invoked ? 1 : 0), passing),
     notInvokedStrict: column(slots, (s) => (s.passed && !s.invokedStrict ? 1 : 0), passing),
   };
@@ -89,7 +121,7 @@ const round2 = (x: number): number => Math.round(x * 10000) / 100;
  */
 export function estimateMetrics(slots: readonly Slot[], key: string, opts: EstimateOptions): GroupEstimates {
   const cols = metricColumns(slots);
-  const ids = [...METRIC_IDS, ...GAP_IDS].filter((m) => opts.mutation || (m !== 'ms' && m !== 'msAtPass'));
+  const ids = [...METRIC_IDS.filter((m) => metricRan(m, { mutationRan: opts.mutation, improvementRan: opts.improvement })), ...GAP_IDS];
   const intervals = bootstrapRatios(
     ids.map((m) => cols[m]),
     { ...opts, seed: seedFor(opts.seed ?? 0, key) },

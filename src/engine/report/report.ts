@@ -5,6 +5,7 @@ import { createEstimator, type EstimateOptions } from './metrics';
 import { groupBy, toSlot, type Slot } from './slots';
 import {
   failureTable,
+  improvementTable,
   invocationGapTable,
   languageTable,
   modelModeTable,
@@ -54,6 +55,11 @@ export interface Report {
     baselineSlots: number;
     /** Whether any slot carries a mutation result; MS is "not run" otherwise. */
     mutationRan: boolean;
+    /** Whether any slot carries an improved suite (improvement rounds); the improved metrics are "not run" otherwise. */
+    improvementRan: boolean;
+    /** Slots whose suite kept at least one test of an improvement round, and the tests kept in all. */
+    improvedSlots: number;
+    keptTests: number;
   };
   tables: {
     languages: MetricTable;
@@ -63,6 +69,8 @@ export interface Report {
     repositories: MetricTable;
     failures: FailureTable;
     invocationGap: InvocationGapTable;
+    /** One-shot vs improved (TPR, Cov, MS) per language; only when improvement rounds ran. */
+    improvement: MetricTable | null;
   };
   environment: EnvironmentSection;
 }
@@ -110,7 +118,8 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
   }
   const stats = statistics(opts);
   const mutationRan = slots.some((s) => s.mutationRan);
-  const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan };
+  const improvementRan = slots.some((s) => s.suite !== null);
+  const est: EstimateOptions = { resamples: stats.resamples, seed: stats.seed, level: stats.level, mutation: mutationRan, improvement: improvementRan };
   const estimate = createEstimator(slots, est);
   const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
   const baselineSlots = slots.filter((s) => s.baseline).length;
@@ -131,6 +140,9 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       repositories: new Set(slots.map((s) => `${s.language}/${s.repository}`)).size,
       baselineSlots,
       mutationRan,
+      improvementRan,
+      improvedSlots: slots.filter((s) => (s.suite?.tests ?? 1) > 1).length,
+      keptTests: slots.reduce((n, s) => n + Math.max(0, (s.suite?.tests ?? 1) - 1), 0),
     },
     tables: {
       languages: languageTable(slots, estimate),
@@ -139,6 +151,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       repositories: repositoryTable(slots, estimate),
       failures: failureTable(slots),
       invocationGap: invocationGapTable(slots, estimate),
+      improvement: improvementRan ? improvementTable(slots, estimate) : null,
     },
     environment,
   };

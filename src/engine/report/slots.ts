@@ -43,6 +43,8 @@ export interface Slot {
   mutationScore: number | null;
   /** Mutation testing ran for this slot (even if it found no viable mutant). */
   mutationRan: boolean;
+  /** The suite after improvement rounds (`xrt.suite`); null where none ran. */
+  suite: { passed: boolean; coverage: number; mutationScore: number | null; tests: number } | null;
   /** The harness or the machine could not score the slot (failure 'environment'): left out of N. */
   environment: { cause: string; reason: string } | null;
 }
@@ -54,6 +56,20 @@ export const BASELINE_NOTE = 'offline baseline provider: a lower bound, not a mo
 function mutationOf(r: ResultRecord): MutationOutcome | null {
   const m = (r.xrt as { mutation?: MutationOutcome | null }).mutation;
   return m && typeof m === 'object' ? m : null;
+}
+
+/** The improved suite's metrics, read defensively: records are data from a file. */
+function suiteOf(r: ResultRecord): Slot['suite'] {
+  const s = (r.xrt as { suite?: unknown }).suite as ResultRecord['xrt']['suite'] | undefined;
+  if (!s || typeof s !== 'object' || !s.coverage) return null;
+  const c = s.coverage;
+  const m = s.mutation && typeof s.mutation === 'object' ? s.mutation : null;
+  return {
+    passed: s.passed === true,
+    coverage: c.total_lines ? c.covered_lines / c.total_lines : 0,
+    mutationScore: m && m.viable > 0 && Number.isFinite(m.score) ? m.score : null,
+    tests: typeof s.tests === 'number' ? s.tests : 1,
+  };
 }
 
 export function toSlot(r: ResultRecord): Slot {
@@ -81,6 +97,7 @@ export function toSlot(r: ResultRecord): Slot {
     failure: x.failure_category ?? null,
     mutationRan: m !== null,
     mutationScore: m && m.viable > 0 && Number.isFinite(m.score) ? m.score : null,
+    suite: suiteOf(r),
     environment: x.failure_category === 'environment' ? { cause: x.failure_rule ?? 'unknown', reason: x.reason ?? x.error ?? '' } : null,
   };
 }

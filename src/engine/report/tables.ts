@@ -69,6 +69,19 @@ export function languageTable(slots: readonly Slot[], estimate: Estimator): Metr
   };
 }
 
+/** The paper's one-shot metrics beside the improved suite's (improvement rounds), per language. */
+export function improvementTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
+  return {
+    id: 'improvement',
+    title: 'One-shot vs improved',
+    description:
+      'Each slot\'s first passing test (one-shot) against its suite after improvement rounds: the kept tests merged into one test file and scored as one test. ' +
+      'A slot where no round ran (its test failed) counts its one-shot test on both sides.',
+    groupBy: ['language'],
+    rows: nestedRows(slots, ['language'], estimate),
+  };
+}
+
 export function modeTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
   return {
     id: 'modes',

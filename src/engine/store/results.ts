@@ -1,4 +1,5 @@
 import type { Evaluation } from '../execute/evaluate';
+import type { ResultMutation } from '../mutate/run';
 import { feedbackOf } from '../execute/feedback';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import type { GenerationOrigin } from '../tasks/generations';
@@ -38,13 +39,63 @@ export interface ResultRecord extends TaskRecord {
     /** A passing test run again at the task's base commit (`--regression-check`); absent where it was not. */
     regression?: { base: string | null; verdict: 'change-revealing' | 'passes-at-base' | 'absent-at-base' | 'not-checked'; reason: string };
     /** Mutation testing of a passing test (null where not run: MS counts 0 for the slot). */
-    mutation?: { mutants: number; viable: number; killed: number; survived: number; timed_out: number; unviable: number; score: number } | null;
+    mutation?: ResultMutation | null;
+    /**
+     * Improvement rounds after this passing test (`--improve-rounds n`): the suite of the kept tests,
+     * merged into one test file, with its own coverage and mutation score; absent where none ran.
+     */
+    suite?: SuiteRecord;
     /** The trimmed log a repair round shows the model (kept so a resumed run sends the same prompt); null when it passed. */
     feedback: string | null;
     test_report: Evaluation['testReport'];
     phases: Array<{ phase: string; argv: string[]; exit_code: number | null; signal: string | null; timed_out: boolean; output_truncated: boolean; duration_ms: number }>;
     error: string | null;
   };
+}
+
+/** Why an improvement round's test was kept or dropped (docs/generation.md, "Improvement rounds"). */
+export type ImprovementVerdict =
+  | 'adds-coverage'
+  | 'kills-mutant'
+  | 'call-failed'
+  | 'no-test'
+  | 'environment'
+  | 'does-not-compile'
+  | 'does-not-pass'
+  | 'does-not-invoke'
+  | 'adds-nothing'
+  | 'merged-suite-fails';
+
+/** One improvement round: the candidate test and the verdict on it. */
+export interface ImprovementRound {
+  /** 1-based improvement round. */
+  improve: number;
+  /** Hash of the candidate test; null when the call failed or the reply held no test. */
+  test_hash: string | null;
+  kept: boolean;
+  verdict: ImprovementVerdict;
+  /** The verdict in words (a compile error's first line, the lines it adds…). */
+  reason: string;
+  /** Focal lines the candidate covered when run alone (empty when it did not pass). */
+  covered_line_numbers: number[];
+  /** Of those, the lines no test of the suite covered before it. */
+  added_lines: number[];
+  /** Mutants it detected that no test of the suite detected before it. */
+  new_detected: string[];
+}
+
+/** The suite after improvement rounds: the first test and every kept one, merged by the language's conventions. */
+export interface SuiteRecord {
+  /** Tests in the suite: the first one and the kept ones. */
+  tests: number;
+  /** The merged test file, scored as one test (its coverage and mutation score below are of this file). */
+  test_code: string;
+  test_hash: string;
+  passed: boolean;
+  coverage: { covered_lines: number; total_lines: number; coverage: number; covered_line_numbers: number[]; executable_line_numbers: number[] };
+  /** Mutation score of the merged suite (the first test's when no test was kept); null or absent where not run. */
+  mutation?: ResultMutation | null;
+  rounds: ImprovementRound[];
 }
 
 const UNKNOWN_ORIGIN: GenerationOrigin = { round: 0, mode: null, provider: null, model: null, baseline: false };

@@ -8,8 +8,9 @@ import { fencedTest, generateOne, repairPrompt } from '../generate/generate';
 import type { ChatMessage, GenerationParams, GenerationRecord, Prompt, Provider } from '../generate/types';
 import type { ResultMutation } from '../mutate/run';
 import type { EnvironmentProblem } from '../score/types';
-import { toResultRecord, type ResultRecord } from '../store/results';
+import { toResultRecord, type ResultRecord, type SuiteRecord } from '../store/results';
 import type { LoadedTask } from '../tasks/load';
+import { improveSuite } from './improve-suite';
 import { NO_STORE, type SlotLabels, type SlotStore } from './slot-store';
 
 /** How a task's tests are run and scored: everything already built by the caller. */
@@ -51,6 +52,11 @@ export interface TaskStepOptions {
   repairRounds: number;
   /** Mutation-test passing tests (needs `mutate`). */
   mutation: boolean;
+  /**
+   * Improvement rounds after a passing test (task/improve-suite.ts): more tests asked for what the
+   * suite does not run or detect, the kept ones merged into the slot's suite (`xrt.suite`). Default 0.
+   */
+  improveRounds?: number;
   /** Score every round into a result record (default); false: run tests only to ask for repairs (`generate`). */
   results?: boolean;
   /**
@@ -135,6 +141,12 @@ export async function runTaskStep(task: LoadedTask, services: TaskStepServices, 
             result.xrt.mutation = await services.mutate(gen.test_code, result.coverage_stats[0].covered_line_numbers);
           }
           signal?.throwIfAborted();
+          if (!wantsSuite(result, gen, options)) store.addResult(task, services.labels, result);
+        }
+        if (wantsSuite(result, gen, options)) {
+          // Stored once with its suite; a result from before the rounds ran is stored again with it (the last row of a slot counts).
+          result = { ...result, xrt: { ...result.xrt, suite: await improveSlot(task, services, options, sample, round, gen, result, promptOnce) } };
+          signal?.throwIfAborted();
           store.addResult(task, services.labels, result);
         }
         outcome.result = result;
@@ -161,6 +173,46 @@ export async function runTaskStep(task: LoadedTask, services: TaskStepServices, 
     }
   }
   return outcomes;
+}
+
+function wantsSuite(result: ResultRecord, gen: GenerationRecord, options: TaskStepOptions): boolean {
+  return (options.improveRounds ?? 0) > 0 && result.checks[0].tests && !gen.error && !result.xrt.suite;
+}
+
+/** The slot's improvement rounds: each round's reply stored like any generation (so a resumed run asks nothing twice). */
+function improveSlot(
+  task: LoadedTask,
+  services: TaskStepServices,
+  options: TaskStepOptions,
+  sample: number,
+  round: number,
+  gen: GenerationRecord,
+  result: ResultRecord,
+  promptOnce: () => Promise<Prompt>,
+): Promise<SuiteRecord> {
+  const store = services.store ?? NO_STORE;
+  const ev = services.evaluation as StepEvaluation;
+  const { signal } = options;
+  return improveSuite({
+    task,
+    first: { testCode: gen.test_code, result },
+    rounds: options.improveRounds ?? 0,
+    mutation: options.mutation && !!services.mutate,
+    userPrompt: async () => (await promptOnce()).user,
+    generate: async (improve, messages, hint) => {
+      let g = store.generation(task, services.labels, sample, round, improve);
+      if (!g) {
+        const p = await promptOnce();
+        g = await generateOne({ provider: services.provider, params: services.params, prompt: p, messages, task: task.task, language: task.language, sample, round, improvement: hint, signal });
+        options.onGenerated?.(g);
+        store.addGeneration(task, services.labels, g);
+      }
+      return g;
+    },
+    evaluate: (code) => evaluateSlot(task, code, { ...ev, keepSandbox: false }, signal),
+    ...(services.mutate ? { mutate: services.mutate } : {}),
+    signal,
+  });
 }
 
 /** Runs one test of the task in a disposable copy of its checkout; an environment image that does not build is the slot's environment verdict. */

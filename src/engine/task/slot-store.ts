@@ -18,7 +18,8 @@ export interface SlotLabels {
  * changed test is never a cached one.
  */
 export interface SlotStore {
-  generation(task: LoadedTask, labels: SlotLabels, sample: number, round: number): GenerationRecord | undefined;
+  /** `improve`: an improvement round (1-based) after the passing test of `round`; absent for that test. */
+  generation(task: LoadedTask, labels: SlotLabels, sample: number, round: number, improve?: number): GenerationRecord | undefined;
   result(task: LoadedTask, labels: SlotLabels, sample: number, round: number, testHash: string): ResultRecord | undefined;
   addGeneration(task: LoadedTask, labels: SlotLabels, g: GenerationRecord): void;
   addResult(task: LoadedTask, labels: SlotLabels, r: ResultRecord): void;
@@ -28,8 +29,9 @@ export function taskKey(t: LoadedTask): string {
   return t.task.id ?? `${t.language}:${t.task.task_id}`;
 }
 
-function generationKey(t: LoadedTask, s: SlotLabels, sample: number, round: number): string {
-  return [taskKey(t), s.provider, s.model, s.mode, sample, round].join('|');
+function generationKey(t: LoadedTask, s: SlotLabels, sample: number, round: number, improve?: number): string {
+  // Improvement rounds extend the key only when present: records from before them keep their keys.
+  return [taskKey(t), s.provider, s.model, s.mode, sample, round, ...(improve ? [`i${improve}`] : [])].join('|');
 }
 
 function resultKey(t: LoadedTask, s: SlotLabels, sample: number, round: number, testHash: string): string {
@@ -74,7 +76,7 @@ export class ResumableStore implements SlotStore {
     const byTask = new Map(tasks.map((t) => [taskKey(t), t]));
     for (const g of logs.generations.records) {
       const t = byTask.get(g.id ?? `${g.language}:${g.task_id}`);
-      if (t) this.genByKey.set(generationKey(t, labels, g.sample, g.round), g);
+      if (t) this.genByKey.set(generationKey(t, labels, g.sample, g.round, g.improve), g);
     }
     for (const r of logs.results.records) {
       const t = byTask.get(r.id ?? `${r.xrt.language}:${r.task_id}`);
@@ -96,8 +98,8 @@ export class ResumableStore implements SlotStore {
     return this.resultByKey.size;
   }
 
-  generation(t: LoadedTask, s: SlotLabels, sample: number, round: number): GenerationRecord | undefined {
-    return this.genByKey.get(generationKey(t, s, sample, round));
+  generation(t: LoadedTask, s: SlotLabels, sample: number, round: number, improve?: number): GenerationRecord | undefined {
+    return this.genByKey.get(generationKey(t, s, sample, round, improve));
   }
 
   result(t: LoadedTask, s: SlotLabels, sample: number, round: number, testHash: string): ResultRecord | undefined {
@@ -106,7 +108,7 @@ export class ResumableStore implements SlotStore {
 
   addGeneration(t: LoadedTask, s: SlotLabels, g: GenerationRecord): void {
     this.logs.generations.append(g);
-    this.genByKey.set(generationKey(t, s, g.sample, g.round), g);
+    this.genByKey.set(generationKey(t, s, g.sample, g.round, g.improve), g);
   }
 
   addResult(t: LoadedTask, s: SlotLabels, r: ResultRecord): void {
@@ -159,12 +161,12 @@ export class MemoryStore implements SlotStore {
   readonly newResults: ResultRecord[] = [];
 
   constructor(task: LoadedTask, labels: SlotLabels, known: { generations: readonly GenerationRecord[]; results: readonly ResultRecord[] }) {
-    for (const g of known.generations) this.genByKey.set(generationKey(task, labels, g.sample, g.round), g);
+    for (const g of known.generations) this.genByKey.set(generationKey(task, labels, g.sample, g.round, g.improve), g);
     for (const r of known.results) this.resultByKey.set(resultKey(task, labels, r.xrt.sample, r.xrt.round, r.xrt.test_hash), r);
   }
 
-  generation(t: LoadedTask, s: SlotLabels, sample: number, round: number): GenerationRecord | undefined {
-    return this.genByKey.get(generationKey(t, s, sample, round));
+  generation(t: LoadedTask, s: SlotLabels, sample: number, round: number, improve?: number): GenerationRecord | undefined {
+    return this.genByKey.get(generationKey(t, s, sample, round, improve));
   }
 
   result(t: LoadedTask, s: SlotLabels, sample: number, round: number, testHash: string): ResultRecord | undefined {
@@ -172,7 +174,7 @@ export class MemoryStore implements SlotStore {
   }
 
   addGeneration(t: LoadedTask, s: SlotLabels, g: GenerationRecord): void {
-    this.genByKey.set(generationKey(t, s, g.sample, g.round), g);
+    this.genByKey.set(generationKey(t, s, g.sample, g.round, g.improve), g);
     this.newGenerations.push(g);
   }
 

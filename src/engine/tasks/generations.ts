@@ -26,6 +26,8 @@ interface RawGeneration {
   language?: string;
   sample?: number;
   round?: number;
+  /** An improvement round's candidate (a bench folder's generations.jsonl): part of its slot's suite, not a slot. */
+  improve?: number;
   mode?: string;
   provider?: string;
   model?: string;
@@ -54,6 +56,8 @@ export async function loadGenerations(files: readonly string[], tasks: readonly 
   for (const file of files) {
     for await (const { line, value } of readJsonl(file, problems)) {
       const g = value as RawGeneration;
+      // Scored within its slot's suite by the bench that asked for it; `run` scores slots.
+      if (typeof g.improve === 'number' && g.improve > 0) continue;
       const fail = (message: string): void => void problems.push({ file, line, message });
       let task: LoadedTask | undefined;
       if (typeof g.id === 'string') {

@@ -28,8 +28,11 @@ export const baselineProvider: Provider = {
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     request.signal?.throwIfAborted();
     const started = Date.now();
-    // A repair round gets the same test: the request's messages are never read.
-    const text = baselineReply(await baselineTest(request.task, request.language), request.language);
+    // A repair round gets the same test: the request's messages are never read. An improvement round
+    // gets a test aimed at the lines still uncovered where the language's builder has one, else the
+    // same test again (which adds nothing and is dropped).
+    const improved = request.improvement ? await adapterFor(request.language).baselineForLines?.(request.task, request.improvement.uncoveredLines) : null;
+    const text = baselineReply(improved ?? (await baselineTest(request.task, request.language)), request.language);
     return { text, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0, cached: false, latencyMs: Date.now() - started };
   },
 };

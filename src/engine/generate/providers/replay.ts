@@ -14,8 +14,9 @@ interface Recorded {
  * Keys, most specific first: our stable id; language and task_id; task_id alone (the release's
  * files carry no language, one file per language).
  */
-function keysOf(id: string | undefined, language: string | undefined, taskId: string | number, sample: number, round: number): string[] {
-  const tail = `#${sample}#${round}`;
+function keysOf(id: string | undefined, language: string | undefined, taskId: string | number, sample: number, round: number, improve = 0): string[] {
+  // An improvement round's reply is keyed apart from the test it improves (records before them have no `improve`).
+  const tail = `#${sample}#${round}${improve ? `#i${improve}` : ''}`;
   const keys: string[] = [];
   if (id) keys.push(`id:${id}${tail}`);
   if (language) keys.push(`lang:${language}:${taskId}${tail}`);
@@ -29,6 +30,7 @@ interface ReplayLine {
   language?: unknown;
   sample?: unknown;
   round?: unknown;
+  improve?: unknown;
   raw_response?: unknown;
   test_code?: unknown;
   usage?: unknown;
@@ -56,9 +58,10 @@ export function loadReplayFile(file: string): Map<string, Recorded> {
     const id = typeof r.id === 'string' ? r.id : undefined;
     const language = typeof r.language === 'string' ? r.language : undefined;
     const usage = r.usage as Usage | undefined;
+    const improve = asInt(r.improve, 0);
     const put = (sample: number, round: number, rec: Recorded) => {
       // A later line wins: a rerun appended to the same file replaces the earlier reply.
-      for (const k of keysOf(id, language, r.task_id as string | number, sample, round)) byKey.set(k, rec);
+      for (const k of keysOf(id, language, r.task_id as string | number, sample, round, improve)) byKey.set(k, rec);
     };
     const sample = asInt(r.sample, 0);
     const round = asInt(r.round, 0);
@@ -93,13 +96,14 @@ export class ReplayProvider implements Provider {
 
   async complete(request: CompletionRequest): Promise<CompletionResult> {
     const { task, sample, round } = request;
+    const improve = request.improvement?.round ?? 0;
     const started = Date.now();
     const candidates = [
-      ...keysOf(task.id, request.language, task.task_id, sample, round),
-      ...keysOf(undefined, undefined, task.task_id, sample, round),
+      ...keysOf(task.id, request.language, task.task_id, sample, round, improve),
+      ...keysOf(undefined, undefined, task.task_id, sample, round, improve),
     ];
     const hit = candidates.map((k) => this.recorded.get(k)).find((r) => r !== undefined);
-    const name = `${request.language} task ${task.task_id}${task.id ? ` (id ${task.id})` : ''} ${task.function_name} in ${task.file_path}, sample ${sample}, round ${round}`;
+    const name = `${request.language} task ${task.task_id}${task.id ? ` (id ${task.id})` : ''} ${task.function_name} in ${task.file_path}, sample ${sample}, round ${round}${improve ? `, improvement round ${improve}` : ''}`;
     if (!hit) throw new ProviderError(`replay: no recorded response for ${name} in ${this.file}`, 'replay', false);
     if (hit.error !== undefined) throw new ProviderError(`replay: the recorded call for ${name} failed (${this.file}:${hit.line}): ${hit.error}`, 'replay', false);
     return { text: hit.text ?? '', usage: hit.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd: null, cached: false, latencyMs: Date.now() - started };

@@ -254,7 +254,107 @@ function receiverTypeNode(fn: Node): Node | null {
   return type;
 }
 
-export async function goBaselineTest(task: TaskRecord): Promise<string> {
+/** Parameter names in the order `parameterTypes` lists their types. */
+function parameterNames(list: Node | null): string[] {
+  const out: string[] = [];
+  for (const p of list ? named(list) : []) {
+    if (p.type !== 'parameter_declaration' || !field(p, 'type')) continue;
+    const names = named(p).filter((c) => c.type === 'identifier').map((c) => c.text);
+    out.push(...(names.length ? names : ['_']));
+  }
+  return out;
+}
+
+/** A value for one parameter that takes a branch the suite has not taken; `line` is the branch's `if`. */
+interface BranchIdea {
+  param: number;
+  value: string;
+  line: number;
+}
+
+const FLIP: Record<string, string> = { '<': '>', '<=': '>=', '>': '<', '>=': '<=', '==': '==', '!=': '!=' };
+
+/** The number that makes `p OP n` come out `want`, or null. */
+function numberFor(op: string, n: number, want: boolean): number | null {
+  const truth: Record<string, [number, number]> = { '<': [n - 1, n], '<=': [n, n + 1], '>': [n + 1, n], '>=': [n, n - 1], '==': [n, n + 1], '!=': [n + 1, n] };
+  const pair = truth[op];
+  return pair ? pair[want ? 0 : 1] : null;
+}
+
+/**
+ * `p OP literal` (either side) for a parameter `p` of a basic type, or `p` / `!p` for a bool: the
+ * value of `p` that makes the condition `want`. Conditions on anything else give no idea.
+ */
+function valueFor(cond: Node, params: string[], types: Node[], want: boolean): { param: number; value: string } | null {
+  let c = cond;
+  while (c.type === 'parenthesized_expression' && named(c)[0]) c = named(c)[0];
+  const index = (n: Node | null): number => (n?.type === 'identifier' ? params.indexOf(n.text) : -1);
+  const typeOf = (i: number): string => types[i]?.text ?? '';
+  if (c.type === 'unary_expression' && field(c, 'operator')?.text === '!') return valueFor(field(c, 'operand')!, params, types, !want);
+  if (c.type === 'identifier' && typeOf(index(c)) === 'bool') return { param: index(c), value: String(want) };
+  if (c.type !== 'binary_expression') return null;
+  let op = field(c, 'operator')?.text ?? '';
+  let [p, lit] = [field(c, 'left'), field(c, 'right')];
+  if (index(p) < 0) {
+    [p, lit] = [lit, p];
+    op = FLIP[op] ?? '';
+  }
+  const i = index(p);
+  if (i < 0 || !lit || !(op in FLIP)) return null;
+  const type = typeOf(i);
+  if (INTS.test(type) && lit.type === 'int_literal' && /^-?\d+$/.test(lit.text)) {
+    const v = numberFor(op, Number(lit.text), want);
+    // An unsigned parameter cannot take a negative value.
+    return v === null || (v < 0 && /^u/.test(type)) ? null : { param: i, value: String(v) };
+  }
+  if (FLOATS.test(type) && (lit.type === 'float_literal' || lit.type === 'int_literal')) {
+    const v = numberFor(op, Number(lit.text), want);
+    return v === null ? null : { param: i, value: String(v) };
+  }
+  if (type === 'string' && lit.type === 'interpreted_string_literal' && (op === '==' || op === '!=')) {
+    const equal = (op === '==') === want;
+    return { param: i, value: equal ? lit.text : JSON.stringify(`${JSON.parse(lit.text) as string}xrt`) };
+  }
+  return null;
+}
+
+/** Ideas for the focal function's `if`s whose taken branch holds an uncovered line, in source order. */
+function branchIdeas(fn: Node, uncovered: ReadonlySet<number>): BranchIdea[] {
+  const params = parameterNames(field(fn, 'parameters'));
+  const types = parameterTypes(field(fn, 'parameters'));
+  const holdsUncovered = (n: Node | null): boolean => {
+    if (!n) return false;
+    for (let l = n.startPosition.row + 1; l <= n.endPosition.row + 1; l++) if (uncovered.has(l)) return true;
+    return false;
+  };
+  const ideas: BranchIdea[] = [];
+  for (const stmt of fn.descendantsOfType('if_statement')) {
+    const cond = stmt && field(stmt, 'condition');
+    if (!stmt || !cond) continue;
+    for (const [branch, want] of [[field(stmt, 'consequence'), true], [field(stmt, 'alternative'), false]] as const) {
+      if (!holdsUncovered(branch)) continue;
+      const v = valueFor(cond, params, types, want);
+      if (v) ideas.push({ ...v, line: stmt.startPosition.row + 1 });
+    }
+  }
+  return ideas;
+}
+
+/**
+ * Improvement rounds' baseline: the same call with one argument changed so that an `if` whose branch
+ * holds an uncovered line takes that branch (`qty <= 0` -> `qty = 0`); null when no condition on a
+ * parameter leads there.
+ */
+export async function goBaselineForLines(task: TaskRecord, uncoveredLines: readonly number[]): Promise<string | null> {
+  const uncovered = new Set(uncoveredLines);
+  let idea: BranchIdea | undefined;
+  await withFocalSite(task, 'go', ['function_declaration', 'method_declaration'], (fn) => field(fn, 'name')?.text ?? null, ({ fn }) => {
+    idea = branchIdeas(fn, uncovered)[0];
+  });
+  return idea ? goBaselineTest(task, idea) : null;
+}
+
+export async function goBaselineTest(task: TaskRecord, idea?: BranchIdea): Promise<string> {
   return withFocalSite(task, 'go', ['function_declaration', 'method_declaration'], (fn) => field(fn, 'name')?.text ?? null, ({ root, fn }) => {
     const clause = named(root).find((n) => n.type === 'package_clause');
     const pkg = (task.metadata.package as string | undefined) || (clause ? named(clause)[0]?.text : '') || 'main';
@@ -262,6 +362,7 @@ export async function goBaselineTest(task: TaskRecord): Promise<string> {
     const { subst, order } = typeParameterMap(fn, root);
     const b = new GoBuilder(root, subst);
     const args = parameterTypes(field(fn, 'parameters')).map((t) => b.valueOf(t));
+    if (idea && idea.param < args.length) args[idea.param] = idea.value;
 
     const body: string[] = [];
     let callee = order.length ? `${name}[${order.map((p) => subst.get(p)).join(', ')}]` : name;
@@ -280,7 +381,7 @@ export async function goBaselineTest(task: TaskRecord): Promise<string> {
     body.push(results === 0 ? call : `${Array(results).fill('_').join(', ')} = ${call}`);
 
     const imports = ['"testing"', ...[...b.imports].filter((i) => i !== '"testing"').sort()];
-    const testName = `Test${fn.type === 'method_declaration' ? pascalCase(task.metadata.class_name || '') : ''}${pascalCase(name)}Baseline`;
+    const testName = `Test${fn.type === 'method_declaration' ? pascalCase(task.metadata.class_name || '') : ''}${pascalCase(name)}Baseline${idea ? `Line${idea.line}` : ''}`;
     return [
       `package ${pkg}`,
       '',
@@ -288,6 +389,7 @@ export async function goBaselineTest(task: TaskRecord): Promise<string> {
       '',
       `// Baseline (a lower bound, not a model): calls ${name} once with values built from its parameter`,
       '// types; it passes when the call returns without panicking.',
+      ...(idea ? [`// Aimed at the branch of the \`if\` on line ${idea.line}, through one argument.`] : []),
       `func ${testName}(t *testing.T) {`,
       ...body.map((l) => `\t${l}`),
       '}',

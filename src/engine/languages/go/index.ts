@@ -1,6 +1,7 @@
 import type { LanguageAdapter } from '../types';
+import { goSuite } from './suite';
 import { goAssertions } from './assertions';
-import { goBaselineTest } from './baseline';
+import { goBaselineForLines, goBaselineTest } from './baseline';
 import { goExtraction } from './extract';
 import { goFailureRules } from './failures';
 import { goInvocation } from './invocation';
@@ -31,7 +32,9 @@ export const goAdapter: LanguageAdapter = {
   mutationOperators: goMutationEdits,
   assertions: goAssertions,
   baseline: goBaselineTest,
+  baselineForLines: goBaselineForLines,
   prompt: goPrompt,
+  suite: goSuite,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

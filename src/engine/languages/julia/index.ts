@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { juliaSuite } from './suite';
 import { juliaAssertions } from './assertions';
 import { juliaBaselineTest } from './baseline';
 import { juliaExtraction } from './extract';
@@ -32,6 +33,7 @@ export const juliaAdapter: LanguageAdapter = {
   assertions: juliaAssertions,
   baseline: juliaBaselineTest,
   prompt: juliaPrompt,
+  suite: juliaSuite,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

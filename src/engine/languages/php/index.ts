@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { phpSuite } from './suite';
 import { phpAssertions } from './assertions';
 import { phpBaselineTest } from './baseline';
 import { phpExtraction } from './extract';
@@ -32,6 +33,7 @@ export const phpAdapter: LanguageAdapter = {
   assertions: phpAssertions,
   baseline: phpBaselineTest,
   prompt: phpPrompt,
+  suite: phpSuite,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

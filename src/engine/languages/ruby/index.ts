@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { rubySuite } from './suite';
 import { rubyAssertions } from './assertions';
 import { rubyBaselineTest } from './baseline';
 import { rubyExtraction } from './extract';
@@ -32,6 +33,7 @@ export const rubyAdapter: LanguageAdapter = {
   assertions: rubyAssertions,
   baseline: rubyBaselineTest,
   prompt: rubyPrompt,
+  suite: rubySuite,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 

@@ -1,4 +1,5 @@
 import type { LanguageAdapter } from '../types';
+import { rustSuite } from './suite';
 import { rustAssertions } from './assertions';
 import { rustBaselineTest } from './baseline';
 import { rustExtraction } from './extract';
@@ -34,6 +35,7 @@ export const rustAdapter: LanguageAdapter = {
   assertions: rustAssertions,
   baseline: rustBaselineTest,
   prompt: rustPrompt,
+  suite: rustSuite,
 
   // -- execution and editor: image recipe, local tools, LSP, editor language ids, doctor checks --
 
