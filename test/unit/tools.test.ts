@@ -60,6 +60,20 @@ describe('agent tools', () => {
       assert.match(text, /failure category: Logic & Assertion/);
     });
 
+    it('decodes the runner\'s JSON as a terminal shows it (Go\'s test2json events), and says the reason once', () => {
+      const events = [
+        { Action: 'output', Package: 'example.com/inventory', Test: 'TestX', Output: '=== RUN   TestX\n' },
+        { Action: 'output', Package: 'example.com/inventory', Test: 'TestX', Output: '    x_test.go:9: no\n' },
+        { Action: 'fail', Package: 'example.com/inventory', Test: 'TestX' },
+      ].map((e) => JSON.stringify(e));
+      const feedback = ['1 of 1 tests failed', '', ...events].join('\n');
+      const s = toolScoreOf(scoredRecord({ repo: 'r', file: 'item.go', fn: 'Status', focalCode: '', start: 7, end: 29, executable: [8], covered: [], passed: false, feedback }), '/ws', 'local');
+      assert.match(s.runnerMessage ?? '', /^1 of 1 tests failed\n=== RUN {3}TestX\n {4}x_test\.go:9: no$/);
+      const text = scoreText({ ...s, reason: '1 of 1 tests failed' });
+      assert.doesNotMatch(text, /- why:/, 'the message starts with the reason');
+      assert.match(scoreText({ ...s, reason: 'the test phase timed out' }), /- why: the test phase timed out/);
+    });
+
     it('writes line numbers as ranges', () => {
       assert.equal(lineRanges([3, 4, 5, 9, 11, 12]), '3-5, 9, 11-12');
       assert.equal(lineRanges([]), '');

@@ -44,7 +44,9 @@ export function argumentsHelp(tool: AnyTool): string {
   const required = new Set(schema.required ?? []);
   const props = Object.entries(schema.properties ?? {});
   if (!props.length) return 'It takes no arguments.';
-  return `Its arguments: ${props.map(([name, p]) => `${name} (${p.type ?? 'any'}${required.has(name) ? ', required' : ''}): ${p.description ?? ''}`.trim()).join('; ')}`;
+  const one = ([name, p]: [string, { type?: string; description?: string }]): string =>
+    `${name} (${p.type ?? 'any'}${required.has(name) ? ', required' : ''})${p.description ? `: ${p.description.replace(/\.$/, '')}` : ''}`;
+  return `Its arguments: ${props.map(one).join('; ')}.`;
 }
 
 /** Every string in a value redacted of known secrets (the structured result goes to the agent as it is). */

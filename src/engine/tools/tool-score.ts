@@ -70,6 +70,9 @@ export function toolScoreOf(record: ResultRecord, root: string, executorKind: st
   const x = record.xrt;
   const map = (text: string | null): string | null => (text === null ? null : mapSandboxPaths(text, root));
   const language = parseLanguageId(record.language);
+  // The runner's message as a terminal shows it: Go's `go test -json` events and cargo's JSON build messages decoded (the editor's displayText).
+  const display = (text: string | null): string | null =>
+    text === null || !language ? text : (adapterFor(language).toolchain.displayText?.(record.checks[0].compilation ? 'test' : 'compile', text) ?? text).trim();
   const environment =
     x.failure_category === 'environment' && language
       ? (({ cause, fix }) => ({ cause, fix }))(verdictOfProblem({ cause: x.failure_rule ?? 'environment', reason: map(x.reason) ?? '' }, language, executorKind))
@@ -90,7 +93,7 @@ export function toolScoreOf(record: ResultRecord, root: string, executorKind: st
     failureCategory: x.failure_category,
     failureLabel: x.failure_label,
     reason: map(x.reason),
-    runnerMessage: map(x.feedback),
+    runnerMessage: map(display(x.feedback)),
     failingCases: x.test_report.cases
       .filter((c) => c.status === 'failed' || c.status === 'errored')
       .map((c) => ({ name: c.name, status: c.status, ...(c.message !== undefined ? { message: map(c.message)! } : {}) })),
@@ -129,7 +132,8 @@ export function scoreText(s: ToolScore): string {
     `- calls ${s.function} (IR): ${yes(s.invoked)}`,
   ];
   if (s.failureCategory) lines.push(`- failure category: ${s.failureLabel ?? s.failureCategory}`);
-  if (s.reason) lines.push(`- why: ${s.reason}`);
+  // The runner's message usually starts with the reason: said once.
+  if (s.reason && !s.runnerMessage?.startsWith(s.reason)) lines.push(`- why: ${s.reason}`);
   if (s.runnerMessage) lines.push('', 'What the compiler or runner said:', s.runnerMessage);
   return lines.join('\n');
 }
