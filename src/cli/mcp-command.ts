@@ -51,8 +51,7 @@ function lazyExecutor(kind: ExecutorKind): { get(): Promise<Executor>; close(): 
 }
 
 /** The tools' services from the command line: everything an agent cannot choose is decided here. */
-export function mcpServices(opts: McpCommandOptions, executor: () => Promise<Executor>, log: (line: string) => void): ToolServices {
-  if (!isExecutorKind(opts.executor)) throw new Error(`--executor ${opts.executor}: use ${executorKindList()}`);
+export function mcpServices(opts: McpCommandOptions & { executor: ExecutorKind }, executor: () => Promise<Executor>, log: (line: string) => void): ToolServices {
   const workspace = Workspace.open(opts.workspace ?? process.cwd());
   const runs = path.resolve(opts.runsDir ?? defaultRunsDir(workspace.root));
   // The workspace is copied into every sandbox and benchmarked whole: its own run folders would go with it.
@@ -80,8 +79,10 @@ export function mcpServices(opts: McpCommandOptions, executor: () => Promise<Exe
  */
 export async function runMcpServer(opts: McpCommandOptions): Promise<number> {
   const log = (line: string): void => void process.stderr.write(`xrepotest mcp: ${forTerminal(line)}\n`);
-  const executor = lazyExecutor(opts.executor as ExecutorKind);
-  const services = mcpServices(opts, () => executor.get(), log);
+  const kind = opts.executor;
+  if (!isExecutorKind(kind)) throw new Error(`--executor ${kind}: use ${executorKindList()}`);
+  const executor = lazyExecutor(kind);
+  const services = mcpServices({ ...opts, executor: kind }, () => executor.get(), log);
   const inFlight: InFlight = new Set();
   const server = createMcpServer(services, version, inFlight);
   log(`serving ${services.workspace.root} over stdio (executor ${opts.executor}, provider ${services.generation.provider}; scorings and runs in ${path.dirname(services.benchRuns)})`);

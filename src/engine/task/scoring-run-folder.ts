@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isResultRecord } from '../report/load';
 import { readCheckouts, rememberCheckout } from '../store/checkout-map';
 import type { ResultRecord } from '../store/results';
 import type { TaskRecord } from '../tasks/record';
@@ -28,7 +29,8 @@ export class ScoringRunFolder {
   /**
    * Every result the folder holds, oldest first, read from disk on each call: another process (the
    * editor, a second agent) may append to the same folder. A line that does not parse is skipped (a
-   * line is written whole, so that is a hand edit); nothing is created when nothing was scored yet.
+   * line is written whole, so that is a hand edit), and so is a line that is no result record; nothing
+   * is created when nothing was scored yet.
    */
   results(): ResultRecord[] {
     const file = path.join(this.dir, 'results.jsonl');
@@ -37,7 +39,8 @@ export class ScoringRunFolder {
     for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
-        out.push(JSON.parse(line) as ResultRecord);
+        const value: unknown = JSON.parse(line);
+        if (isResultRecord(value)) out.push(value);
       } catch {
         // a torn last line (a writer killed mid-write) or a hand edit
       }

@@ -1,7 +1,7 @@
-import { generationOptions, GenerationSettingsError, type GenerationOptions } from '../generate/options';
 import { runTaskStep } from '../task/run-task-step';
 import { defineTool, optional } from './definition';
 import { ToolRefusal } from './errors';
+import { configuredGeneration } from './generation';
 import { executorFor, loadedTaskOf, stepEvaluation } from './evaluation';
 import { focalTarget, type FunctionSelector } from './focal-target';
 import { SELECTOR_PROPERTIES, SELECTOR_REQUIRED } from './selector-schema';
@@ -24,16 +24,6 @@ export interface GeneratedTests {
 /** Samples and repair rounds an agent may ask for at once: each is a model call and a run. */
 const MAX_SAMPLES = 5;
 const MAX_REPAIR_ROUNDS = 3;
-
-/** Generation as the user configured it; its errors say which flag or setting to change (not the agent's to fix). */
-function generationFor(settings: Parameters<typeof generationOptions>[0]): GenerationOptions {
-  try {
-    return generationOptions(settings);
-  } catch (e) {
-    if (e instanceof GenerationSettingsError) throw new ToolRefusal(`tests cannot be generated with this configuration: ${e.message}`);
-    throw e;
-  }
-}
 
 /**
  * The engine's task step for one function of the workspace, as the editor's "Generate scored tests":
@@ -67,7 +57,7 @@ export const GENERATE_TESTS = defineTool<GenerateTestsArgs, GeneratedTests>({
   async run(services, args, call) {
     const target = await focalTarget(services, args);
     const executor = await executorFor(services, target.adapter.id);
-    const generation = generationFor(services.generation);
+    const generation = configuredGeneration(services.generation);
     const task = loadedTaskOf(target);
     const samples = args.samples ?? 1;
     const labels = { provider: services.generation.provider, model: generation.params.model, mode: generation.mode };

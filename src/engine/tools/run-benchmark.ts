@@ -2,13 +2,13 @@ import * as path from 'node:path';
 import { runBenchmark, type BenchmarkOutcome } from '../bench/run-benchmark';
 import { writeWorkspaceTasks } from '../bench/workspace-tasks';
 import { environmentImages } from '../execute/environment-images';
-import { generationOptions, GenerationSettingsError, type GenerationOptions } from '../generate/options';
 import { LANGUAGE_IDS, type LanguageId } from '../languages';
 import { formatSummaryText } from '../report/summary-text';
 import type { SummaryBlock } from '../store/results';
 import { repositoryNameOf } from '../tasks/task-path';
 import { defineTool, optional } from './definition';
-import { ToolRefusal } from './errors';
+import { ToolArgumentError } from './errors';
+import { configuredGeneration } from './generation';
 
 export interface RunBenchmarkArgs {
   dataset?: string;
@@ -50,16 +50,6 @@ function rates(b: SummaryBlock): BenchmarkRates {
   return { samples: b.total_samples, csr: b.compiled_rate, tpr: b.test_pass_rate, cov: b.line_coverage, ir: b.invocation_rate, environmentFailures: b.environment_samples };
 }
 
-/** Generation as the user configured it; its errors say which flag or setting to change. */
-function generationFor(settings: Parameters<typeof generationOptions>[0]): GenerationOptions {
-  try {
-    return generationOptions(settings);
-  } catch (e) {
-    if (e instanceof GenerationSettingsError) throw new ToolRefusal(`a benchmark cannot generate tests with this configuration: ${e.message}`);
-    throw e;
-  }
-}
-
 /** `my-tasks.jsonl` -> `my-tasks`; the workspace's own functions -> `workspace`. */
 function defaultRunName(dataset: string | undefined): string {
   if (!dataset) return 'workspace';
@@ -97,9 +87,9 @@ export const RUN_BENCHMARK = defineTool<RunBenchmarkArgs, BenchmarkRun>({
     const root = services.workspace.root;
     const dataset = args.dataset ? services.workspace.resolve('dataset', args.dataset, 'file').abs : undefined;
     const repos = args.repos ? services.workspace.resolve('repos', args.repos, 'folder').abs : undefined;
-    if (repos && !dataset) throw new ToolRefusal('repos: names where a dataset\'s checkouts are; pass dataset too, or neither for the workspace\'s own functions');
+    if (repos && !dataset) throw new ToolArgumentError('repos: names where a dataset\'s checkouts are; pass dataset too, or neither for the workspace\'s own functions');
     const runDir = path.join(services.benchRuns, args.run ?? defaultRunName(args.dataset));
-    const generation = generationFor(services.generation);
+    const generation = configuredGeneration(services.generation);
     try {
       const tasks = dataset ?? (await writeWorkspaceTasks(root, runDir, services.filters, 'pass a dataset, or ask the user for lower --min-lines', call.signal, services.log));
       const outcome = await runBenchmark(
