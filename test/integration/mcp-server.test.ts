@@ -11,6 +11,7 @@ import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.j
 import type { BenchmarkRun } from '../../src/engine/tools/run-benchmark';
 import type { FocalCoverage } from '../../src/engine/tools/coverage';
 import type { FocalFunctions } from '../../src/engine/tools/focal-functions';
+import type { GeneratedTests } from '../../src/engine/tools/generate-tests';
 import type { ToolScore } from '../../src/engine/tools/tool-score';
 import { generatedTest, treeDigest } from '../helpers/evaluate';
 import { goNativeLines } from '../helpers/go-cover-lines';
@@ -32,6 +33,8 @@ const GO_ENV = { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
 interface Connected {
   client: Client;
   stderr: string[];
+  /** The server's process. */
+  pid: number;
   close(): Promise<void>;
 }
 
@@ -46,7 +49,7 @@ async function connect(workspace: string, runs: string, extraArgs: string[] = []
   transport.stderr?.on('data', (c: Buffer) => stderr.push(c.toString('utf8')));
   const client = new Client({ name: 'xrepotest-integration-test', version: '0' });
   await client.connect(transport);
-  return { client, stderr, close: () => client.close() };
+  return { client, stderr, pid: transport.pid!, close: () => client.close() };
 }
 
 /** The function's lines in the file, found by its signature and its closing brace (gofmt-ed code). */
@@ -226,6 +229,47 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
     // The same run name resumes: nothing is run again.
     const again = (await call('run_benchmark', { limit: 2, run: 'two' })).structuredContent as unknown as BenchmarkRun;
     assert.deepEqual([again.results, again.resumed], [2, 2]);
+  });
+
+  it('generates and scores a test with the configured provider (the offline baseline here), and keeps it as the current score', async () => {
+    const r = await call('generate_tests', { file: 'item.go', function: 'Status' });
+    assert.ok(!r.isError, textOf(r));
+    const g = r.structuredContent as unknown as GeneratedTests;
+    assert.deepEqual([g.provider, g.baseline, g.tests.length], ['baseline', true, 1]);
+    const [t] = g.tests;
+    assert.match(t.testCode, /func Test\w+\(t \*testing\.T\)/);
+    assert.deepEqual([t.score.compiled, t.score.invoked, t.score.hasAssertions], [true, true, false], 'a smoke test that calls Status');
+    assert.match(textOf(r), /written by the offline baseline/);
+    const cov = (await call('coverage', { file: 'item.go', function: 'Status' })).structuredContent as unknown as FocalCoverage;
+    assert.equal(cov.author?.provider, 'baseline');
+    assert.deepEqual(cov.coverage?.coveredLines, t.score.coverage.coveredLines);
+  });
+
+  it('stops a call the client cancels: the test is killed, its sandbox removed, nothing kept, and the server goes on', async () => {
+    const kept = (): number => fs.readFileSync(path.join(runs, 'scorings', 'results.jsonl'), 'utf8').trim().split('\n').length;
+    const before = kept();
+    const slow = 'package inventory\n\nimport (\n\t"testing"\n\t"time"\n)\n\nfunc TestSlow(t *testing.T) {\n\ttime.Sleep(300 * time.Second)\n\t_ = Item{}.Status(0)\n}\n';
+    const sandboxes = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => new RegExp(`^xrt-sandbox-(ns\\d+-)?${server.pid}-`).test(n));
+    const controller = new AbortController();
+    const started = Date.now();
+    let whileRunning: string[] = [];
+    const running = server.client.callTool({ name: 'score_test', arguments: { file: 'item.go', function: 'Status', testCode: slow } }, undefined, {
+      signal: controller.signal,
+      timeout: 600_000,
+      onprogress: (p) => {
+        if (!/^Status: test$/.test(p.message ?? '')) return;
+        whileRunning = sandboxes();
+        controller.abort();
+      },
+    });
+    await assert.rejects(running);
+    assert.equal(whileRunning.length, 1, 'the test ran in a sandbox of the server\'s');
+    for (let i = 0; i < 100 && sandboxes().length; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(sandboxes(), [], 'the cancelled run\'s sandbox is removed');
+    assert.ok(Date.now() - started < 120_000, 'the test was stopped, not waited for');
+    assert.equal(kept(), before, 'nothing is kept for a cancelled call');
+    const after = await call('coverage', { file: 'item.go', function: 'Status' });
+    assert.ok(!after.isError, textOf(after));
   });
 
   describe('what an agent may not do', () => {
