@@ -15,6 +15,7 @@ import { registerImagesCommand } from './images-command';
 import { runPrompt } from './prompt-command';
 import { registerReproduceCommand } from './reproduce-command';
 import { runInspect } from './inspect-command';
+import { registerMcpCommand } from './mcp-command';
 import { registerReportCommand } from './report-command';
 import { DEFAULT_CONCURRENCY, runRun } from './run-command';
 import { registerQueueCommand } from './queue-command';
@@ -181,6 +182,7 @@ export function buildProgram(): Command {
   registerDatasetCommand(program);
   registerReproduceCommand(program);
   registerAnnotationsCommand(program);
+  registerMcpCommand(program, positiveInt);
 
   return program;
 }

@@ -1,13 +1,11 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { BenchPhase, BenchProgress, BenchTask } from '../engine/bench/bench';
 import { runBenchmark, type BenchmarkPlan } from '../engine/bench/run-benchmark';
+import { writeWorkspaceTasks } from '../engine/bench/workspace-tasks';
 import { DEFAULT_TIMEOUTS } from '../engine/execute/toolchain';
 import { environmentImages } from '../engine/execute/environment-images';
-import { extractRepository } from '../engine/extract/extract';
 import { formatSummaryText } from '../engine/report/summary-text';
 import { taskKey } from '../engine/task/slot-store';
-import { writeJsonlAtomic } from '../engine/tasks/jsonl';
 import { repositoryNameOf } from '../engine/tasks/task-path';
 import { BENCH_ACTIVITY, BENCH_PROGRESS, RUN_BENCHMARK, type BenchActivityParams, type BenchProgressParams, type BenchRunningTask, type RunBenchmarkParams, type RunBenchmarkResult } from '../shared/bench-protocol';
 import { honestEtaMs } from '../shared/bench-progress';
@@ -15,28 +13,6 @@ import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 import { wireSummary } from './wire-mapping';
-
-/**
- * The workspace's focal functions as a task file in the run folder: the run then names its dataset
- * like any other, and a resumed run finds the same tasks (their ids are stable across extractions).
- */
-async function extractWorkspace(folder: string, runDir: string, params: RunBenchmarkParams, signal: AbortSignal, log: (line: string) => void): Promise<string> {
-  const { tasks, summary } = await extractRepository(folder, {
-    filters: { minLines: params.settings.minLines, maxLines: params.settings.maxLines },
-    signal,
-  });
-  if (!tasks.length) {
-    throw new Error(
-      `no focal function in ${folder} (${summary.seen} functions seen, none within ${params.settings.minLines}–${params.settings.maxLines} lines with a return value): ` +
-        'lower "xrepotest.extract.minLines" or pick another dataset',
-    );
-  }
-  fs.mkdirSync(runDir, { recursive: true });
-  const file = path.join(runDir, 'workspace-tasks.jsonl');
-  writeJsonlAtomic(file, tasks);
-  log(`extracted ${tasks.length} focal functions from ${folder} into ${file}`);
-  return file;
-}
 
 /** How often the notification's elapsed times and estimate move while no task changes phase. */
 export const BENCH_ACTIVITY_INTERVAL_MS = 2000;
@@ -139,7 +115,16 @@ export function registerBench(state: ServerState): void {
       const settings = params.settings;
       const dataset =
         params.dataset.kind === 'workspace'
-          ? { tasks: await extractWorkspace(params.dataset.folder, runDir, params, controller.signal, log) }
+          ? {
+              tasks: await writeWorkspaceTasks(
+                params.dataset.folder,
+                runDir,
+                { minLines: settings.minLines, maxLines: settings.maxLines },
+                'lower "xrepotest.extract.minLines" or pick another dataset',
+                controller.signal,
+                log,
+              ),
+            }
           : params.dataset;
       const generation = paramsFor(settings);
       const plan: BenchmarkPlan = {

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import { CodeLensRefreshRequest, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
 import { feedbackOf } from '../engine/execute/feedback';
+import { mapSandboxPaths } from '../engine/execute/sandbox-paths';
 import { focalPathInRepo } from '../engine/execute/sandbox';
 import { detectedMutants } from '../engine/mutate/counts';
 import type { MutationResult } from '../engine/mutate/run';
@@ -18,7 +19,7 @@ import { hasAssertions } from '../engine/score/assertions';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { EngineSettings } from '../shared/protocol';
 import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctionResult } from '../shared/scoring-protocol';
-import { lineOfTest, locateInTest, mapSandboxPaths, tailOf, workspacePathOf } from './candidate-mapping';
+import { lineOfTest, locateInTest, tailOf, workspacePathOf } from './candidate-mapping';
 import { busyMessage, phaseText, runnerPhase, scoringsInFlight, type InFlightScoring, type ScoringPhase } from './scoring-progress';
 import type { ServerState } from './state';
 

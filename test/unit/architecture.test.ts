@@ -12,7 +12,7 @@ function sources(dir: string): string[] {
 }
 
 /** The parts of src/: each top folder is one, with the parts it may never import from. */
-type Part = 'engine' | 'server' | 'cli' | 'extension' | 'shared';
+type Part = 'engine' | 'server' | 'cli' | 'extension' | 'shared' | 'mcp';
 const SRC = path.join(REPO_ROOT, 'src');
 
 /**
@@ -66,8 +66,14 @@ describe('architecture', () => {
       assert.equal(partOf(path.join(SRC, 'engine', 'y.ts'), 'vscode'), undefined);
     });
 
-    it('src/engine imports nothing from src/server, src/cli, src/extension or src/shared', () => {
-      assert.deepEqual(crossings('engine', ['server', 'cli', 'extension', 'shared']), []);
+    it('src/engine imports nothing from src/server, src/cli, src/extension, src/shared or src/mcp', () => {
+      assert.deepEqual(crossings('engine', ['server', 'cli', 'extension', 'shared', 'mcp']), []);
+    });
+
+    it('src/mcp imports nothing from src/server, src/extension, src/shared or src/cli (the engine\'s tools over MCP, nothing of the editor\'s wire)', () => {
+      assert.deepEqual(crossings('mcp', ['server', 'extension', 'shared', 'cli']), []);
+      const vscode = sources(path.join(SRC, 'mcp')).filter((f) => specifiers(f).some((s) => /^vscode(-languageclient|-languageserver)?(\/|$)/.test(s)));
+      assert.deepEqual(vscode, []);
     });
 
     it('src/extension imports nothing from src/engine (it reaches the engine through the server)', () => {

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { acceptedPlacement, lineOfTest, locateInTest, mapSandboxPaths, snakeCase, tailOf, workspacePathOf } from '../../src/server/candidate-mapping';
+import { mapSandboxPaths } from '../../src/engine/execute/sandbox-paths';
+import { acceptedPlacement, lineOfTest, locateInTest, snakeCase, tailOf, workspacePathOf } from '../../src/server/candidate-mapping';
 import { candidateLabel, candidateState, CoverageAccumulator, messageContext } from '../../src/extension/testing-model';
 
 const ROOT = path.join(path.sep, 'home', 'u', 'inventory');

@@ -12,7 +12,7 @@ import { reportMarkdown } from '../report/markdown';
 import { summarizeByLanguage, type ResultRecord, type Summary } from '../store/results';
 import { formatProblem } from '../tasks/jsonl';
 import { loadTasks, type LoadedTask } from '../tasks/load';
-import { checkTasks, loadManifest, type CheckedTasks } from '../tasks/manifest';
+import { checkTasks, isWithin, loadManifest, type CheckedTasks } from '../tasks/manifest';
 import { repositoryNameOf } from '../tasks/task-path';
 import { acquireRunLock } from '../store/run-lock';
 import type { RemoteRunner } from '../distributed/coordinator';
@@ -26,6 +26,11 @@ export interface BenchmarkPlan {
   repos?: string;
   /** Without manifest and repos: the folder a task record's own checkout path must lie in to be used. */
   allowCheckouts?: string;
+  /**
+   * Every checkout, however found (manifest, repos, the record's own), must lie in this folder, links
+   * followed; the others are excluded and said. An agent's benchmark names its paths; the user named the workspace.
+   */
+  checkoutsWithin?: string;
   /** Comma-separated languages. */
   lang?: string;
   limit?: number;
@@ -111,6 +116,7 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
       ? { usable: selected.map((task) => ({ task, checkout: '' })), excluded: [], warnings: [] }
       : checkTasks(selected, manifest, plan.repos, plan.allowCheckouts);
   for (const w of checked.warnings) io.log(`warning: ${w}`);
+  if (plan.checkoutsWithin) confineCheckouts(checked, plan.checkoutsWithin);
   if (remote) return runRemote(plan, services, io, checked, remote);
 
   const executor = await services.executor();
@@ -133,6 +139,16 @@ export async function runBenchmark(plan: BenchmarkPlan, services: BenchmarkServi
     // Reused containers end with the run (a crashed run's are reaped by the next by their labels).
     await executor.close?.();
   }
+}
+
+/** Moves the tasks whose checkout (links followed) is not inside `root` from usable to excluded, with the reason. */
+function confineCheckouts(checked: CheckedTasks, root: string): void {
+  const kept: CheckedTasks['usable'] = [];
+  for (const u of checked.usable) {
+    if (isWithin(root, u.checkout)) kept.push(u);
+    else checked.excluded.push({ task: u.task, reason: `refused: the checkout ${u.checkout} of ${repositoryNameOf(u.task.task)} is outside ${root} (links followed); only repositories inside it can run` });
+  }
+  checked.usable = kept;
 }
 
 /** `bench --queue`: the tasks go to workers with where their code comes from; this process writes the folder. */

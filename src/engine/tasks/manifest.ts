@@ -47,8 +47,8 @@ export type CheckoutLookup = { checkout: string; reason?: undefined } | { checko
 
 const isDir = (p: string): boolean => fs.existsSync(p) && fs.statSync(p).isDirectory();
 
-/** True when `inner` (links followed) is `outer` or below it. */
-function isWithin(outer: string, inner: string): boolean {
+/** True when `inner` (links followed) is `outer` or below it. Both must exist. */
+export function isWithin(outer: string, inner: string): boolean {
   const rel = path.relative(fs.realpathSync(outer), fs.realpathSync(inner));
   return rel === '' || (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel));
 }
