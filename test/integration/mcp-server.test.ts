@@ -15,6 +15,7 @@ import type { GeneratedTests } from '../../src/engine/tools/generate-tests';
 import type { ToolScore } from '../../src/engine/tools/tool-score';
 import { generatedTest, treeDigest } from '../helpers/evaluate';
 import { goNativeLines } from '../helpers/go-cover-lines';
+import { memorySandboxParent } from '../../src/engine/execute/memory-folder';
 import { CLI, fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -249,7 +250,9 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
     const kept = (): number => fs.readFileSync(path.join(runs, 'scorings', 'results.jsonl'), 'utf8').trim().split('\n').length;
     const before = kept();
     const slow = 'package inventory\n\nimport (\n\t"testing"\n\t"time"\n)\n\nfunc TestSlow(t *testing.T) {\n\ttime.Sleep(300 * time.Second)\n\t_ = Item{}.Status(0)\n}\n';
-    const sandboxes = (): string[] => fs.readdirSync(os.tmpdir()).filter((n) => new RegExp(`^xrt-sandbox-(ns\\d+-)?${server.pid}-`).test(n));
+    // On disk, or in memory where the local executor makes Go's sandboxes (execute/memory-folder.ts).
+    const folders = [os.tmpdir(), memorySandboxParent()].filter((d): d is string => !!d);
+    const sandboxes = (): string[] => folders.flatMap((d) => fs.readdirSync(d).filter((n) => new RegExp(`^xrt-sandbox-(ns\\d+-)?${server.pid}-`).test(n)));
     const controller = new AbortController();
     const started = Date.now();
     let whileRunning: string[] = [];
