@@ -25,6 +25,8 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   repairRounds: number;
   /** Improvement rounds after a passing test (0: none, the paper's setting). */
   improveRounds?: number;
+  /** Flaky detection: each passing test runs k more times (0: none, the paper's setting). */
+  reruns?: number;
   executor: 'docker' | 'local';
   runDir: string;
   concurrency: number;
@@ -50,6 +52,7 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     return undefined;
   }
   if (opts.improveRounds) throw new Error('--improve-rounds does not go to --queue workers yet: run the benchmark without --queue');
+  if (opts.reruns) throw new Error('--reruns does not go to --queue workers yet: run the benchmark without --queue');
   const rateLimit = opts.rateLimit ? parseRateLimit(opts.rateLimit) : undefined;
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
@@ -124,6 +127,7 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
           mutation: !!opts.mutation,
           // Only when asked for: a run folder from before improvement rounds resumes with the same settings.
           ...(opts.improveRounds ? { improveRounds: opts.improveRounds } : {}),
+          ...(opts.reruns ? { reruns: opts.reruns } : {}),
         };
       },
     },

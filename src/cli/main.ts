@@ -148,6 +148,7 @@ export function buildProgram(): Command {
       .option('--samples <n>', 'tests per task (the paper: 1)', positiveInt, 1)
       .option('--repair-rounds <r>', 'repair rounds for failing tests', nonNegativeInt, 0)
       .option('--improve-rounds <n>', 'after a passing test, rounds asking for more tests aimed at the uncovered lines (and surviving mutants); kept tests form the slot\'s suite', nonNegativeInt, 0)
+      .option('--reruns <k>', 'flaky detection: run each passing test k more times, each in a fresh sandbox; any run that fails marks it flaky (not a pass, its pass count kept)', nonNegativeInt, 0)
       .option('--executor <kind>', 'docker or local', 'docker')
       .option('--mutation', 'mutation score for passing tests (slower)')
       .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)

@@ -77,4 +77,29 @@ describe('flaky detection (reruns of a passing test in fresh sandboxes)', functi
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('`bench --reruns 2` reruns each passing slot and records the count; a run folder resumes only with the same reruns', async () => {
+    const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-reruns-bench-'));
+    try {
+      const tasks = path.join(dir, 'tasks.jsonl');
+      fs.writeFileSync(tasks, JSON.stringify(loaded.task) + '\n');
+      const replay = path.join(dir, 'replay.jsonl');
+      fs.writeFileSync(replay, JSON.stringify({ task_id: loaded.task.task_id, language: 'ruby', test_code: generatedTest('ruby', 'pass') }) + '\n');
+      const runDir = path.join(dir, 'run');
+      const bench = (...extra: string[]): ReturnType<typeof spawnSync> =>
+        spawnSync(process.execPath, [CLI, 'bench', '--dataset', tasks, '--repos', path.dirname(fixture(FIXTURE_OF.ruby)), '--provider', 'replay', '--replay', replay, '--executor', 'local', '--run-dir', runDir, '--no-progress', ...extra], { encoding: 'utf8' });
+      const first = bench('--reruns', '2');
+      assert.equal(first.status, 0, String(first.stderr));
+      assert.match(String(first.stderr), /2 rerun\(s\) of a passing test/);
+      const [rec] = fs.readFileSync(path.join(runDir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+      assert.equal(rec.checks[0].tests, true, rec.xrt.reason);
+      assert.deepEqual(rec.xrt.reruns, { runs: 3, passed: 3 });
+      const other = bench();
+      assert.notEqual(other.status, 0);
+      assert.match(String(other.stderr), /other settings \(reruns\)/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -23,6 +23,8 @@ export interface BenchSettings {
   mutation: boolean;
   /** Improvement rounds after a passing test (task/improve-suite.ts); absent: none. */
   improveRounds?: number;
+  /** Flaky detection: a passing test runs this many more times in fresh sandboxes (execute/reruns.ts); absent: none. */
+  reruns?: number;
 }
 
 export interface BenchTask {
@@ -112,6 +114,7 @@ export function openRunDir(runDir: string, settings: BenchSettings): void {
     const differs = (Object.keys(settings) as Array<keyof BenchSettings>).filter((k) => JSON.stringify(before[k]) !== JSON.stringify(settings[k]));
     // Absent in folders from before improvement rounds, and when none are asked for: 0 either way.
     if ((before.improveRounds ?? 0) !== (settings.improveRounds ?? 0) && !differs.includes('improveRounds')) differs.push('improveRounds');
+    if ((before.reruns ?? 0) !== (settings.reruns ?? 0) && !differs.includes('reruns')) differs.push('reruns');
     if (differs.length) {
       throw new Error(`${runDir} holds a run with other settings (${differs.join(', ')}): resume it with the same settings, or use a new --run-dir`);
     }
@@ -208,6 +211,7 @@ export async function runBench(runDir: string, settings: BenchSettings, tasks: B
             image: imageFor && (() => (phase('environment'), imageFor(bt))),
             timeouts: hooks.timeouts,
             onPhase: (p) => phase(p as PhaseName),
+            reruns: settings.reruns ?? 0,
           },
           mutate: mutate && ((testCode, coveredLines) => (phase('mutation'), mutate(bt, testCode, coveredLines))),
           store,

@@ -199,7 +199,7 @@ async function runLocked(plan: BenchmarkPlan, services: BenchmarkServices, io: B
   for (const u of usable) byLanguage.set(u.task.language, (byLanguage.get(u.task.language) ?? 0) + 1);
   io.log(
     `bench: ${usable.length} tasks (${[...byLanguage].map(([l, n]) => `${l} ${n}`).join(', ')}), ${settings.samples} sample(s), ` +
-      `${settings.repairRounds} repair round(s), ${settings.improveRounds ? `${settings.improveRounds} improvement round(s), ` : ''}mode ${settings.mode}, provider ${settings.provider}${settings.provider === 'baseline' || provider?.isBaseline ? ' (offline baseline: a lower bound)' : ` model ${settings.model}`}, ` +
+      `${settings.repairRounds} repair round(s), ${settings.improveRounds ? `${settings.improveRounds} improvement round(s), ` : ''}${settings.reruns ? `${settings.reruns} rerun(s) of a passing test, ` : ''}mode ${settings.mode}, provider ${settings.provider}${settings.provider === 'baseline' || provider?.isBaseline ? ' (offline baseline: a lower bound)' : ` model ${settings.model}`}, ` +
       `executor ${settings.executor}, concurrency ${plan.concurrency}; run folder ${plan.runDir}`,
   );
 
