@@ -297,6 +297,27 @@ export async function placeAndCompile(
 }
 
 /**
+ * Places the test and makes its check (the compile phase of a toolchain whose compile only checks),
+ * with the test phase's read-only view of the copy. Where placement found the environment wanting,
+ * the check runs at once and is the slot's only phase (`compiled`): no test phase follows.
+ */
+async function placeForCheck(
+  ctx: RunContext,
+  execute: (cmd: PhaseCommand, signal?: AbortSignal) => Promise<PhaseResult>,
+  phases: PhaseResult[],
+  opts: EvaluateOptions,
+): Promise<{ placement: Placement; check: PhaseCommand; compiled?: PhaseResult }> {
+  const toolchain = adapterFor(ctx.language).toolchain;
+  const placement = await toolchain.place(ctx);
+  const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
+  if (!placement.environment) return { placement, check };
+  opts.onPhase?.('compile');
+  const compiled = await execute(check);
+  phases.push(compiled);
+  return { placement, check, compiled };
+}
+
+/**
  * Places the test, then starts its check (the compile phase of a toolchain whose compile only checks:
  * `compileOnlyChecks`) and its test phase at once, each its own confined command. The check runs with
  * the test phase's read-only view of the copy (it writes nothing), so the running test can change
@@ -311,14 +332,8 @@ async function placeAndCheckBesideTest(
   opts: EvaluateOptions,
 ): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult; report?: TestReport }> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  const placement = await toolchain.place(ctx);
-  const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
-  if (placement.environment) {
-    opts.onPhase?.('compile');
-    const compiled = await execute(check);
-    phases.push(compiled);
-    return { placement, compiled };
-  }
+  const { placement, check, compiled: known } = await placeForCheck(ctx, execute, phases, opts);
+  if (known) return { placement, compiled: known };
   const stop = new AbortController();
   const signal = opts.signal ? AbortSignal.any([opts.signal, stop.signal]) : stop.signal;
   opts.onPhase?.('compile');
@@ -361,14 +376,8 @@ async function placeTestThenCheckIfNeeded(
   opts: EvaluateOptions,
 ): Promise<{ placement: Placement; compiled: PhaseResult; tested?: PhaseResult; report?: TestReport }> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  const placement = await toolchain.place(ctx);
-  const check = { ...toolchain.compile(ctx, placement), sandboxWritable: ctx.writableDirs };
-  if (placement.environment) {
-    opts.onPhase?.('compile');
-    const compiled = await execute(check);
-    phases.push(compiled);
-    return { placement, compiled };
-  }
+  const { placement, check, compiled: known } = await placeForCheck(ctx, execute, phases, opts);
+  if (known) return { placement, compiled: known };
   opts.onPhase?.('test');
   const tested = await execute(toolchain.test(ctx, placement, undefined));
   const report = toolchain.testReport(ctx, placement, tested);

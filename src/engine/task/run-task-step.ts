@@ -229,31 +229,23 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
       reason: `the ${task.language} environment image for ${path.basename(ev.checkout)} does not build (${message}); build it with \`xrepotest images build --lang ${task.language}\` and check with \`xrepotest doctor --repo DIR --executor docker\``,
     };
   }
-  const once = (keepSandbox = ev.keepSandbox): Promise<Evaluation> =>
-    evaluateTest(task.task, task.language, testCode, {
+  // The slot's task in its checkout, or (regression check) the task as it was in the base commit's tree.
+  const evaluate = (record = task.task, repoDir = ev.checkout, keepSandbox = ev.keepSandbox): Promise<Evaluation> =>
+    evaluateTest(record, task.language, testCode, {
       executor: ev.executor,
-      repoDir: ev.checkout,
+      repoDir,
       image,
       environmentProblem,
       signal,
       ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
       ...(ev.limits ? { limits: ev.limits } : {}),
       ...(keepSandbox ? { keepSandbox } : {}),
-      ...(ev.onPhase ? { onPhase: ev.onPhase } : {}),
+      ...(ev.onPhase && record === task.task ? { onPhase: ev.onPhase } : {}),
     });
   // Reruns keep no sandbox: the first run's is the one kept for inspection.
-  const e = await withReruns(await once(), ev.reruns ?? 0, () => once(false), signal);
+  const e = await withReruns(await evaluate(), ev.reruns ?? 0, () => evaluate(task.task, ev.checkout, false), signal);
   if (!ev.regression || !e.score.passed) return e;
-  const regression = await regressionCheck(task.task, ev.checkout, ev.regression, (atBase, repoDir) =>
-    evaluateTest(atBase, task.language, testCode, {
-      executor: ev.executor,
-      repoDir,
-      image,
-      signal,
-      ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
-      ...(ev.limits ? { limits: ev.limits } : {}),
-    }),
-  );
+  const regression = await regressionCheck(task.task, ev.checkout, ev.regression, (atBase, repoDir) => evaluate(atBase, repoDir, false));
   return { ...e, score: { ...e.score, regression } };
 }
 
