@@ -29,6 +29,7 @@ export function engineSettings(): EngineSettings {
     testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
     memoryMb: c.get('limits.memoryMb', d.memoryMb),
     mutation: c.get('mutation.enabled', d.mutation),
+    reruns: c.get('reruns', d.reruns),
     requestTimeoutSeconds: c.get('requests.timeoutSeconds', d.requestTimeoutSeconds),
     requestRetries: c.get('requests.retries', d.requestRetries),
     embeddingBaseUrl: c.get('embedding.baseUrl', d.embeddingBaseUrl),

@@ -156,7 +156,7 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
 
 type Scored = Pick<
   ScoreFunctionResult,
-  'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'smoke' | 'mutation' | 'environment'
+  'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'smoke' | 'mutation' | 'environment' | 'reruns'
 >;
 
 /** `24 %`: the share of the function's executable lines the test ran. */
@@ -187,13 +187,17 @@ export function summaryOf(r: Scored): string {
   if (r.failureCategory === 'tampering') return '✗ the test tampers with its own result';
   const name = r.functionName;
   const smokePass = r.passed && r.smoke;
-  const head = smokePass
+  // Flaky: it passed, then failed a rerun in a fresh copy: not a pass, whatever its first run said.
+  const head = r.failureCategory === 'flaky' && r.reruns
+    ? `⚠ flaky: passed ${r.reruns.passed} of ${r.reruns.runs} runs`
+    : smokePass
     ? `◌ smoke test only: ${r.invoked ? `runs ${name} without checking results` : `does not call ${name} and checks no results`} (${smokeWhy(r)})`
     : r.testsRan === 0
       ? '✗ no test ran'
       : `${r.passed ? '✓' : '✗'} ${r.testsPassed} of ${r.testsRan} tests pass`;
   const parts = [head, `${linesRun(r)} % of the function's lines run`];
   if (!smokePass) parts.push(r.invoked ? `calls ${name}` : `does not call ${name}`);
+  if (r.passed && r.reruns) parts.push(`passed all ${r.reruns.runs} runs`);
   if (r.mutation && !r.mutation.error) parts.push(mutantsCaught(r.mutation));
   return parts.join(' · ');
 }
@@ -204,13 +208,20 @@ export function scoreTooltip(r: Scored): string {
   if (r.environment) return `The test never ran: ${r.environment.cause}. How to fix: ${r.environment.fix}.`;
   if (!r.compiled) return `The test does not compile, so nothing ran: ${name} has no score yet. The Testing view shows the compiler's message; "Repair" or "Regenerate" there tries again.`;
   if (r.failureCategory === 'tampering') return 'The test changed how its results are reported (for example by exiting early or rewriting the runner\'s output), so its counts cannot be trusted and are not shown.';
+  const flaky = r.failureCategory === 'flaky' && r.reruns;
   const lines = [
+    ...(flaky
+      ? [
+          `Flaky: the test passed its first run, then ran again ${r.reruns!.runs - 1} times, each in a fresh copy, and passed ${r.reruns!.passed} of the ${r.reruns!.runs} runs. A test whose result changes from run to run does not count as passing (it may depend on time, order, randomness or the machine). "xrepotest.reruns" sets how many reruns.`,
+        ]
+      : []),
     r.smoke && r.passed
       ? `Smoke test only: the test has no assertions${r.provider === 'baseline' ? ' (the offline baseline writes such tests when no model is set)' : ''}. Passing shows that ${name} runs without crashing, not that its results are right. Choose a model ("XRepoTest: Choose a model…") for tests that check results.`
       : `${r.testsPassed} of ${r.testsRan} tests pass: the test cases the runner reported, and how many of them passed.`,
     `${linesRun(r)} % of the function's lines run: ${r.coveredLines.length} of the ${r.executableLines.length} executable lines of ${name} ran during the test.`,
     r.invoked ? `calls ${name}: the test calls ${name} itself (not only other code of the package).` : `does not call ${name}: the test never calls ${name} itself, so it does not test it.`,
   ];
+  if (r.passed && r.reruns) lines.push(`passed all ${r.reruns.runs} runs: after passing once it ran ${r.reruns.runs - 1} more times, each in a fresh copy, to rule out a flaky test ("xrepotest.reruns").`);
   if (r.mutation && !r.mutation.error)
     lines.push(
       `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.`,
@@ -287,6 +298,7 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     executableLines: e.score.coverage.executable,
     invoked: e.score.invocation.invoked,
     failureCategory: e.score.failure?.category ?? null,
+    ...(e.score.reruns ? { reruns: e.score.reruns } : {}),
     reason: e.score.reason === null ? null : map(e.score.reason),
     testCode,
     provider: by.provider,

@@ -78,6 +78,7 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
         timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
         limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
         onPhase: (phase) => reportRunnerPhase(p, 60, phase),
+        reruns: settings.reruns,
       },
       // Mutants on the lines the passing test covered, each run in its own disposable copy.
       mutate: async (testCode, coveredLines) => {

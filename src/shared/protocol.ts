@@ -37,6 +37,8 @@ export interface EngineSettings {
   memoryMb: number;
   /** Mutation testing of a passing test from the editor (its score joins the lens as `MS k/n`). */
   mutation: boolean;
+  /** Flaky detection: a passing test runs this many more times, each in a fresh sandbox (0: none). */
+  reruns: number;
   /** Seconds one provider request may take before it is abandoned (and retried). */
   requestTimeoutSeconds: number;
   /** Retries of a failed or timed-out provider request, after the first attempt. */
@@ -67,6 +69,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   testTimeoutSeconds: 300,
   memoryMb: 2048,
   mutation: true,
+  reruns: 2,
   requestTimeoutSeconds: 300,
   requestRetries: 3,
   embeddingBaseUrl: '',
@@ -94,7 +97,7 @@ export interface WithSettings {
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
 export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
   type: 'object',
-  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'reruns', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
   properties: {
     minLines: int,
     maxLines: int,
@@ -108,6 +111,7 @@ export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
     testTimeoutSeconds: num,
     memoryMb: num,
     mutation: bool,
+    reruns: int,
     requestTimeoutSeconds: num,
     requestRetries: num,
     embeddingBaseUrl: str,

@@ -43,6 +43,8 @@ export interface ScoreFunctionResult {
    * or the setting is off).
    */
   mutation?: { killed: number; timedOut: number; viable: number; mutants: number; score: number; error?: string };
+  /** Flaky detection (setting `xrepotest.reruns`): all runs of a test that passed its first, and how many passed; absent when not rerun. */
+  reruns?: { runs: number; passed: number };
   // What the Testing view needs besides the score.
   /** The focal document and the function's lines (1-based, inclusive). */
   uri: string;

@@ -34,6 +34,16 @@ describe('the score in plain words (lens, tooltip, Testing view)', () => {
     assert.match(summaryOf({ ...passing, smoke: true, passed: false, testsPassed: 0 }), /^✗ 0 of 1 tests pass · /);
   });
 
+  it('says a flaky test is flaky with its pass count, never ✓; a steady one says it passed every run', () => {
+    const flaky = { ...passing, passed: false, failureCategory: 'flaky', reruns: { runs: 3, passed: 2 }, mutation: undefined };
+    assert.equal(summaryOf(flaky), "⚠ flaky: passed 2 of 3 runs · 24 % of the function's lines run · calls Find");
+    assert.match(scoreTooltip(flaky), /^Flaky: the test passed its first run, then ran again 2 times, each in a fresh copy, and passed 2 of the 3 runs/);
+    const steady = { ...passing, reruns: { runs: 3, passed: 3 } };
+    assert.equal(summaryOf(steady), "✓ 1 of 1 tests pass · 24 % of the function's lines run · calls Find · passed all 3 runs · caught 1 of 2 mutants");
+    assert.match(scoreTooltip(steady), /\npassed all 3 runs: after passing once it ran 2 more times/);
+    assert.doesNotMatch(summaryOf(passing), /runs$|flaky/, 'not rerun: no word about reruns');
+  });
+
   it('says why a test failed in words', () => {
     assert.equal(summaryOf({ ...passing, compiled: false, passed: false }), '✗ the test does not compile');
     assert.equal(summaryOf({ ...passing, passed: false, failureCategory: 'tampering' }), '✗ the test tampers with its own result');

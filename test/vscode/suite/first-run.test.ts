@@ -59,7 +59,8 @@ describe('First run and plain words', () => {
     this.timeout(60_000);
     assert.strictEqual(scored.passed, true, 'the baseline test passes');
     assert.strictEqual(scored.smoke, true, 'the baseline test is a smoke test');
-    assert.match(scored.summary, /^◌ smoke test only: runs Status without checking results \(offline baseline\) · \d+ % of the function's lines run$/);
+    // Rerun twice in fresh copies by default (flaky detection, `xrepotest.reruns`): the lens says it passed every run.
+    assert.match(scored.summary, /^◌ smoke test only: runs Status without checking results \(offline baseline\) · \d+ % of the function's lines run · passed all 3 runs$/);
     assert.ok(!scored.summary.includes('✓'), scored.summary);
     const lenses = await waitFor('the score lens', 30_000, async () => {
       const found = await lensesOf(editor.document.uri);

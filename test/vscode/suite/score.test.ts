@@ -48,7 +48,7 @@ describe('Generate scored tests from the code lens (baseline provider, local exe
     const timedOut = result.mutation.timedOut ? ` \\(${result.mutation.timedOut} by timing out\\)` : '';
     assert.match(
       result.summary,
-      new RegExp(`^◌ smoke test only: runs Status without checking results \\(offline baseline\\) · \\d+ % of the function's lines run · caught ${detected} of ${result.mutation.viable} mutants?${timedOut}$`),
+      new RegExp(`^◌ smoke test only: runs Status without checking results \\(offline baseline\\) · \\d+ % of the function's lines run · passed all 3 runs · caught ${detected} of ${result.mutation.viable} mutants?${timedOut}$`),
     );
     const after = await waitFor('the score lens', 30_000, async () => {
       const found = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];

@@ -34,16 +34,23 @@ describe('Time from a scored test to the lens (inventory-go, baseline, local; pr
   // What is timed is generation + scoring: mutation testing (a run per mutant, on by default in the
   // editor) is turned off here whatever an earlier test left, and the settings are put back after.
   const config = (): vscode.WorkspaceConfiguration => vscode.workspace.getConfiguration('xrepotest');
+  // Likewise the reruns of a passing test (flaky detection, 2 by default): one scored run is timed.
   let mutationBefore: boolean | undefined;
+  let rerunsBefore: number | undefined;
   before(async () => {
     mutationBefore = config().inspect<boolean>('mutation.enabled')?.globalValue;
+    rerunsBefore = config().inspect<number>('reruns')?.globalValue;
     await config().update('mutation.enabled', false, vscode.ConfigurationTarget.Global);
+    await config().update('reruns', 0, vscode.ConfigurationTarget.Global);
   });
-  after(() => config().update('mutation.enabled', mutationBefore, vscode.ConfigurationTarget.Global));
+  after(async () => {
+    await config().update('mutation.enabled', mutationBefore, vscode.ConfigurationTarget.Global);
+    await config().update('reruns', rerunsBefore, vscode.ConfigurationTarget.Global);
+  });
 
   it('prints generation + scoring + overhead beside the native test command with coverage', async function () {
     this.timeout(900_000);
-    const effective = ['mutation.enabled', 'executor', 'provider', 'mode'].map((k) => `${k}=${JSON.stringify(config().get(k))}`).join(' ');
+    const effective = ['mutation.enabled', 'reruns', 'executor', 'provider', 'mode'].map((k) => `${k}=${JSON.stringify(config().get(k))}`).join(' ');
     console.log(`      settings: ${effective}`);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
