@@ -2,8 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatProblem } from '../engine/tasks/jsonl';
-import { summarizeByLanguage, type ResultRecord } from '../engine/store/results';
-import { buildComparisonReport, buildReport, type ComparisonReport } from '../engine/report/report';
+import { summarizeSlotsByLanguage } from '../engine/report/summary';
+import { buildComparisonReport, buildReportFromSlots, type ComparisonReport } from '../engine/report/report';
+import type { Slot } from '../engine/report/slots';
 import { comparisonJson, reportJson } from '../engine/report/json';
 import { comparisonMarkdown, reportMarkdown } from '../engine/report/markdown';
 import { comparisonHtml, reportHtml } from '../engine/report/html';
@@ -63,12 +64,12 @@ function writeOutput(text: string, out: string | undefined): void {
   process.stderr.write(`xrepotest: wrote ${out}\n`);
 }
 
-async function load(inputs: string[]): Promise<ResultRecord[]> {
-  const { results, problems, skipped, duplicates } = await loadResults(inputs);
+async function load(inputs: string[]): Promise<Slot[]> {
+  const { slots, problems, skipped, duplicates } = await loadResults(inputs);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   for (const f of skipped) process.stderr.write(`${f}: no result records, skipped\n`);
   if (duplicates) process.stderr.write(`${inputs.join(', ')}: ${duplicatesNote(duplicates)}\n`);
-  return results;
+  return slots;
 }
 
 const inputLabel = (input: string): string => path.basename(path.resolve(input)).replace(/\.jsonl$/, '');
@@ -81,10 +82,10 @@ export async function runReport(inputs: string[], options: ReportFormat | Report
     if (inputs.length !== 2) throw new Error(`--compare takes two runs (files or folders), got ${inputs.length}`);
     const [a, b] = await Promise.all(inputs.map((input) => load([input])));
     const labels = inputLabel(inputs[0]) === inputLabel(inputs[1]) ? inputs : inputs.map(inputLabel);
-    const cmp = buildComparisonReport({ label: labels[0], results: a }, { label: labels[1], results: b }, stats);
+    const cmp = buildComparisonReport({ label: labels[0], slots: a }, { label: labels[1], slots: b }, stats);
     const text =
       opts.format === 'json'
-        ? JSON.stringify(comparisonJson(cmp, [summarizeByLanguage(a), summarizeByLanguage(b)]), null, 2)
+        ? JSON.stringify(comparisonJson(cmp, [summarizeSlotsByLanguage(a), summarizeSlotsByLanguage(b)]), null, 2)
         : opts.format === 'markdown'
           ? comparisonMarkdown(cmp)
           : opts.format === 'html'
@@ -93,16 +94,16 @@ export async function runReport(inputs: string[], options: ReportFormat | Report
     writeOutput(text, opts.out);
     return cmp.comparison.rows.length ? 0 : 1;
   }
-  const results = await load(inputs);
-  const summary = summarizeByLanguage(results);
+  const slots = await load(inputs);
+  const summary = summarizeSlotsByLanguage(slots);
   if (opts.format === 'text') {
     writeOutput(formatSummaryText(summary), opts.out);
   } else {
-    const report = buildReport(results, { ...stats, label: opts.label ?? (inputs.length === 1 ? `XRepoTest report: ${inputLabel(inputs[0])}` : 'XRepoTest report') });
+    const report = buildReportFromSlots(slots, { ...stats, label: opts.label ?? (inputs.length === 1 ? `XRepoTest report: ${inputLabel(inputs[0])}` : 'XRepoTest report') });
     const text = opts.format === 'json' ? JSON.stringify(reportJson(summary, report), null, 2) : opts.format === 'markdown' ? reportMarkdown(report) : reportHtml(report);
     writeOutput(text, opts.out);
   }
-  return results.length ? 0 : 1;
+  return slots.length ? 0 : 1;
 }
 
 function positiveInt(value: string): number {

@@ -9,7 +9,8 @@ import type { EnvironmentReport } from '../engine/environment';
 import { ANNOTATION_LABELS, type Annotation, type AnnotationLabel, type ExportOutcome } from '../engine/store/annotations';
 import type { FocalSource } from '../engine/store/checkout-map';
 import type { ResultRow } from '../engine/store/result-rows';
-import type { ResultRecord, Summary } from '../engine/store/results';
+import type { ResultRecord } from '../engine/store/results';
+import type { Summary } from '../engine/report/summary';
 import {
   WIRE_ANNOTATION_LABELS,
   type WireAnnotation,

@@ -1,4 +1,4 @@
-import type { Summary } from '../store/results';
+import type { Summary } from './summary';
 import type { ComparisonReport, Report } from './report';
 
 /** Bumped when a key changes meaning, so consumers can tell. */

@@ -2,12 +2,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { ResultRecord } from '../store/results';
 import { readJsonl, type JsonlProblem } from '../tasks/jsonl';
-import { dedupeSlots } from './dedupe';
+import { dedupeLast, slotKey } from './dedupe';
+import { checkResultRecord, looksLikeOurRow } from './our-rows';
+import { toSlotChecked, type Harness, type Slot } from './slots';
 
-export function isResultRecord(v: unknown): v is ResultRecord {
-  const r = v as ResultRecord | null;
-  return !!r && typeof r === 'object' && Array.isArray(r.checks) && r.checks.length > 0 && !!r.xrt && typeof r.xrt.language === 'string';
-}
+export { isResultRecord } from './our-rows';
 
 function jsonlUnder(dir: string): string[] {
   const out: string[] = [];
@@ -19,8 +18,20 @@ function jsonlUnder(dir: string): string[] {
   return out;
 }
 
+/** One file the slots came from, and which harness scored them. */
+export interface ResultSource {
+  file: string;
+  harness: Harness;
+  rows: number;
+  slots: number;
+}
+
 export interface LoadedResults {
+  /** Our rows, one per slot. */
   results: ResultRecord[];
+  /** Every slot: our rows' and the release's. */
+  slots: Slot[];
+  sources: ResultSource[];
   problems: JsonlProblem[];
   /** Files in a folder that hold no result records (tasks, generations): left out, not errors. */
   skipped: string[];
@@ -29,12 +40,37 @@ export interface LoadedResults {
 }
 
 /**
+ * The same defect in many rows is said once per file, with how many rows and the first line, so a
+ * file of 3,642 damaged rows gives one line, not 3,642.
+ */
+export class FieldTally {
+  private readonly seen = new Map<string, { line: number; rows: number }>();
+
+  add(line: number, problems: readonly string[]): void {
+    for (const p of problems) {
+      const t = this.seen.get(p);
+      if (t) t.rows++;
+      else this.seen.set(p, { line, rows: 1 });
+    }
+  }
+
+  problems(file: string): JsonlProblem[] {
+    return [...this.seen].map(([p, t]) => ({
+      file,
+      line: t.line,
+      message: `${p}: counted as missing (not compiled, not passed, no coverage, no mutation score as it applies) in ${t.rows} row${t.rows === 1 ? '' : 's'}${t.rows > 1 ? ', this the first' : ''}`,
+    }));
+  }
+}
+
+/**
  * Result records from files, or from every `.jsonl` under a folder (a run directory also holds
  * tasks and generations: a file there whose records are not results is skipped, while a named
  * file is held to account line by line).
  */
 export async function loadResults(inputs: readonly string[]): Promise<LoadedResults> {
-  const results: ResultRecord[] = [];
+  const ours: Array<{ record: ResultRecord; slot: Slot }> = [];
+  const sources: ResultSource[] = [];
   const problems: JsonlProblem[] = [];
   const skipped: string[] = [];
   for (const input of inputs) {
@@ -48,23 +84,40 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
     const fromFolder = stat.isDirectory();
     for (const file of fromFolder ? jsonlUnder(input) : [input]) {
       const own: JsonlProblem[] = [];
-      const found: ResultRecord[] = [];
+      const found: Array<{ record: ResultRecord; slot: Slot }> = [];
+      const tally = new FieldTally();
       let others = 0;
+      let refused = 0;
       for await (const { line, value } of readJsonl(file, own)) {
-        if (isResultRecord(value)) found.push(value);
-        else {
+        const checked = checkResultRecord(value);
+        if ('record' in checked) {
+          const { slot, problems: missing } = toSlotChecked(checked.record);
+          tally.add(line, missing);
+          found.push({ record: checked.record, slot });
+        } else if (looksLikeOurRow(value)) {
+          refused++;
+          own.push({ file, line, message: checked.problem });
+        } else {
           others++;
           own.push({ file, line, message: 'not a result record (run `xrepotest run` to make them)' });
         }
       }
-      if (fromFolder && found.length === 0 && others > 0) {
+      if (fromFolder && found.length === 0 && refused === 0 && others > 0) {
         skipped.push(file);
         continue;
       }
-      results.push(...found);
-      problems.push(...own);
+      ours.push(...found);
+      problems.push(...own, ...tally.problems(file));
+      if (found.length) sources.push({ file, harness: 'xrepotest', rows: found.length, slots: found.length });
     }
   }
-  const deduped = dedupeSlots(results);
-  return { results: deduped.results, problems, skipped, duplicates: deduped.dropped };
+  const deduped = dedupeLast(ours, (o) => slotKey(o.record));
+  return {
+    results: deduped.kept.map((o) => o.record),
+    slots: deduped.kept.map((o) => o.slot),
+    sources,
+    problems,
+    skipped,
+    duplicates: deduped.dropped,
+  };
 }

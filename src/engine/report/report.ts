@@ -155,15 +155,13 @@ export interface ComparisonReport {
 }
 
 export function buildComparisonReport(
-  a: { label: string; results: readonly ResultRecord[] },
-  b: { label: string; results: readonly ResultRecord[] },
+  a: { label: string; slots: readonly Slot[] },
+  b: { label: string; slots: readonly Slot[] },
   opts: Omit<ReportOptions, 'label'> & { alpha?: number } = {},
 ): ComparisonReport {
-  const sa = a.results.map(toSlot);
-  const sb = b.results.map(toSlot);
   const stats = statistics(opts);
   return {
-    comparison: compareRuns(sa, sb, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
-    runs: [buildReportFromSlots(sa, { ...opts, label: a.label }), buildReportFromSlots(sb, { ...opts, label: b.label })],
+    comparison: compareRuns(a.slots, b.slots, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
+    runs: [buildReportFromSlots(a.slots, { ...opts, label: a.label }), buildReportFromSlots(b.slots, { ...opts, label: b.label })],
   };
 }

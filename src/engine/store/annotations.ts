@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isResultRecord } from '../report/load';
+import { isResultRecord } from '../report/our-rows';
 import { AppendLog } from './append-log';
 import { scanJsonl } from './jsonl-scan';
 import type { ResultRecord } from './results';

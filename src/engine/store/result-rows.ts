@@ -1,4 +1,5 @@
-import { isResultRecord } from '../report/load';
+import { isResultRecord } from '../report/our-rows';
+import { coverageOf, flagOf, focalLineCount } from '../report/slot-fields';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import { type Annotation, resultKey } from './annotations';
 import { repositoryLabelOf } from '../tasks/task-path';
@@ -34,12 +35,15 @@ const MAX_REASON_CHARS = 300;
 
 export function outcomeOf(r: ResultRecord): Outcome {
   const c = r.checks[0];
-  if (!c?.compilation) return 'nocompile';
-  return c.tests ? 'passed' : 'failed';
+  // Only a JSON true counts (a result file is input: "false" is a string, and truthy).
+  if (flagOf(c, 'compilation').value !== true) return 'nocompile';
+  return flagOf(c, 'tests').value === true ? 'passed' : 'failed';
 }
 
 export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
-  const cov = r.coverage_stats[0];
+  const cov = Array.isArray(r.coverage_stats) ? r.coverage_stats[0] : null;
+  // Shown only when the entry reads as a line count of the focal function (slot-fields.ts); else none.
+  const measured = cov && coverageOf(cov, focalLineCount(r.function_component)).value !== null ? cov : null;
   const reason = r.xrt.reason ?? r.xrt.error;
   return {
     key: resultKey(r),
@@ -50,9 +54,9 @@ export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
     outcome: outcomeOf(r),
     category: r.xrt.failure_category,
     categoryLabel: r.xrt.failure_category ? (r.xrt.failure_label ?? FAILURE_CATEGORY_LABELS[r.xrt.failure_category]) : null,
-    coverage: cov && cov.total_lines ? Math.round((cov.covered_lines / cov.total_lines) * 1000) / 10 : null,
-    covered: cov?.covered_lines ?? 0,
-    executable: cov?.total_lines ?? 0,
+    coverage: measured && measured.total_lines ? Math.round((measured.covered_lines / measured.total_lines) * 1000) / 10 : null,
+    covered: measured?.covered_lines ?? 0,
+    executable: measured?.total_lines ?? 0,
     reason: reason && reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason,
     sample: r.xrt.sample,
     round: r.xrt.round,
