@@ -12,6 +12,7 @@ import { loadResults } from '../engine/report/load';
 import { duplicatesNote } from '../engine/report/dedupe';
 import { fmtP } from '../engine/report/format';
 import { stars } from '../engine/report/compare';
+import { itemRef, releaseNote } from '../engine/report/harness-notes';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../engine/report/bootstrap';
 import { formatSummaryText } from '../engine/report/summary-text';
 import { forTerminal } from '../engine/util/terminal';
@@ -45,6 +46,9 @@ export function formatComparisonText(cmp: ComparisonReport): string {
     );
   }
   lines.push(`unpaired slots: ${c.unpairedA} in A, ${c.unpairedB} in B`);
+  lines.push(`A scored by ${c.scoredByA}; B scored by ${c.scoredByB}`);
+  for (const run of cmp.runs) if (run.totals.harnesses.release) lines.push(`${run.label}: ${releaseNote(run.totals.harnesses.release, run.totals.slots)}`);
+  for (const d of cmp.differences) lines.push(`differs from the release's harness: ${d.text}${itemRef(d)}`);
   if (c.baselineA || c.baselineB) lines.push(`${[c.baselineA ? 'A' : '', c.baselineB ? 'B' : ''].filter(Boolean).join(' and ')} holds offline baseline slots: a lower bound, not a model's result`);
   return lines.join('\n');
 }

@@ -1,6 +1,7 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
 import { METRIC_DESCRIPTIONS, METRIC_IDS, METRIC_LABELS, type MetricId } from './metrics';
+import { differenceFor, itemRef, releaseNote, scoredBy } from './harness-notes';
 import type { ComparisonReport, Report } from './report';
 import { escapeHtml as h, groupedBarChart, stackedBarChart, type Series } from './svg';
 import { ALL, FAILURE_ROW_LABELS, type FailureTable, type InvocationGapTable, type MetricTable } from './tables';
@@ -150,6 +151,14 @@ ${body}
 `;
 }
 
+/** Who scored the slots, what the release's harness does not record, and N's difference, before any number. */
+function harnessNotice(report: Report): string {
+  const t = report.totals;
+  const lines = [`Scored by ${scoredBy(t.harnesses)}.${t.harnesses.release ? ` ${releaseNote(t.harnesses.release, t.slots)}` : ''}`];
+  for (const d of differenceFor(report.differences, 'n')) lines.push(`Differs from the release's harness: ${d.text}${itemRef(d)}`);
+  return `<div id="harness">${lines.map((l) => `<p class="muted">${h(l)}</p>`).join('')}</div>`;
+}
+
 function baselineNotice(slots: number, total: number): string {
   return slots ? `<p class="notice" role="note" id="baseline-notice"><strong>${slots} of ${total} slots come from the offline baseline provider: a lower bound, not a model's result.</strong> ${h(BASELINE_LEGEND)}</p>` : '';
 }
@@ -195,7 +204,12 @@ function overview(report: Report): string {
 function glossary(report: Report): string {
   const s = report.statistics;
   return `<section id="method"><h2>How to read this report</h2><ul>${metricsShown(report)
-    .map((m) => `<li><strong>${h(METRIC_LABELS[m])}</strong>: ${h(METRIC_DESCRIPTIONS[m])}</li>`)
+    .map(
+      (m) =>
+        `<li><strong>${h(METRIC_LABELS[m])}</strong>: ${h(METRIC_DESCRIPTIONS[m])}${differenceFor(report.differences, m)
+          .map((d) => `. <em>Differs from the release's harness:</em> ${h(d.text + itemRef(d))}`)
+          .join('')}</li>`,
+    )
     .join('')}</ul><p class="muted">Every rate divides by all slots: a slot with no build counts as 0. Intervals: ${Math.round(s.level * 100)}% ${h(s.method)}; ${s.resamples} resamples, seed ${s.seed}.${
     report.totals.mutationRan ? '' : ' MS and MS@Pass are not shown: mutation testing did not run for any slot.'
   }</p></section>`;
@@ -220,7 +234,7 @@ function reportSections(report: Report): string[] {
 export function reportHtml(report: Report): string {
   const t = report.totals;
   const lede = `${t.slots} slots in ${t.languages.join(', ') || 'no language'}; modes: ${t.modes.join(', ') || '—'}; models: ${t.models.join(', ') || '—'}.`;
-  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), environmentSectionHtml(report), ...reportSections(report), glossary(report)].filter(Boolean);
+  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${harnessNotice(report)}${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), environmentSectionHtml(report), ...reportSections(report), glossary(report)].filter(Boolean);
   return page(report.label, body.join('\n'));
 }
 
@@ -260,6 +274,9 @@ export function comparisonHtml(cmp: ComparisonReport): string {
     `McNemar's test on paired pass/fail (exact binomial below 25 discordant pairs, else χ² with continuity correction); p-values Holm-Bonferroni adjusted over the ${c.rows.length} test(s) shown; α = ${c.alpha}. *** p < 0.001, ** p < 0.01, * p < 0.05, ns: not significant.`,
     `Paired by ${c.pairedBy === 'id' ? 'stable task id' : 'language and task_id'} + sample + round; unpaired slots: ${c.unpairedA} in ${a.label}, ${c.unpairedB} in ${b.label}.`,
     ...(c.duplicatesA || c.duplicatesB ? [`Repeated pairing keys (only the first slot used): ${c.duplicatesA} in ${a.label}, ${c.duplicatesB} in ${b.label}.`] : []),
+    `A = ${a.label}, scored by ${c.scoredByA}; B = ${b.label}, scored by ${c.scoredByB}.`,
+    ...cmp.differences.map((d) => `Differs from the release's harness: ${d.text}${itemRef(d)}`),
+    ...cmp.runs.flatMap((run) => (run.totals.harnesses.release ? [`${run.label}: ${releaseNote(run.totals.harnesses.release, run.totals.slots)}`] : [])),
   ];
   const body = [
     `<header><h1>${h(title)}</h1>${baselineNotice(a.totals.baselineSlots, a.totals.slots)}${baselineNotice(b.totals.baselineSlots, b.totals.slots)}</header>`,

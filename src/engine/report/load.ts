@@ -4,6 +4,7 @@ import type { ResultRecord } from '../store/results';
 import { readJsonl, type JsonlProblem } from '../tasks/jsonl';
 import { dedupeLast, slotKey } from './dedupe';
 import { checkResultRecord, looksLikeOurRow } from './our-rows';
+import { looksLikeReleaseRow, readReleaseRow, releaseSlots, RELEASE_MISSING_FIELDS, type ReleaseRow } from './release-rows';
 import { toSlotChecked, type Harness, type Slot } from './slots';
 
 export { isResultRecord } from './our-rows';
@@ -24,6 +25,10 @@ export interface ResultSource {
   harness: Harness;
   rows: number;
   slots: number;
+  /** The release's: slots per task (its longest test[]); ours: 1 (a row is a slot). */
+  perTask: number;
+  /** What the harness did not record for these rows (the release's: failure category, timings …). */
+  missing: string[];
 }
 
 export interface LoadedResults {
@@ -64,12 +69,14 @@ export class FieldTally {
 }
 
 /**
- * Result records from files, or from every `.jsonl` under a folder (a run directory also holds
- * tasks and generations: a file there whose records are not results is skipped, while a named
- * file is held to account line by line).
+ * Result rows from files, or from every `.jsonl` under a folder (a run directory also holds tasks
+ * and generations: a file there whose records are not results is skipped, while a named file is
+ * held to account line by line). Rows of ours and rows of the release's `detailed_results.jsonl`
+ * (release-rows.ts) are both read, as they are, into slots that say which harness scored them.
  */
 export async function loadResults(inputs: readonly string[]): Promise<LoadedResults> {
   const ours: Array<{ record: ResultRecord; slot: Slot }> = [];
+  const theirs: Array<{ file: string; rows: ReleaseRow[] }> = [];
   const sources: ResultSource[] = [];
   const problems: JsonlProblem[] = [];
   const skipped: string[] = [];
@@ -85,6 +92,7 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
     for (const file of fromFolder ? jsonlUnder(input) : [input]) {
       const own: JsonlProblem[] = [];
       const found: Array<{ record: ResultRecord; slot: Slot }> = [];
+      const release: ReleaseRow[] = [];
       const tally = new FieldTally();
       let others = 0;
       let refused = 0;
@@ -94,6 +102,15 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
           const { slot, problems: missing } = toSlotChecked(checked.record);
           tally.add(line, missing);
           found.push({ record: checked.record, slot });
+        } else if (looksLikeReleaseRow(value)) {
+          const read = readReleaseRow(value, file);
+          if ('problem' in read) {
+            refused++;
+            own.push({ file, line, message: read.problem });
+          } else {
+            tally.add(line, read.problems);
+            release.push(read.row);
+          }
         } else if (looksLikeOurRow(value)) {
           refused++;
           own.push({ file, line, message: checked.problem });
@@ -102,22 +119,39 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
           own.push({ file, line, message: 'not a result record (run `xrepotest run` to make them)' });
         }
       }
-      if (fromFolder && found.length === 0 && refused === 0 && others > 0) {
+      if (fromFolder && found.length === 0 && release.length === 0 && refused === 0 && others > 0) {
         skipped.push(file);
         continue;
       }
       ours.push(...found);
       problems.push(...own, ...tally.problems(file));
-      if (found.length) sources.push({ file, harness: 'xrepotest', rows: found.length, slots: found.length });
+      if (found.length) sources.push({ file, harness: 'xrepotest', rows: found.length, slots: found.length, perTask: 1, missing: [] });
+      if (release.length) theirs.push({ file, rows: release });
     }
   }
   const deduped = dedupeLast(ours, (o) => slotKey(o.record));
+  // A file given twice is one run: its rows count once (the same row of another file is another run's).
+  const files = dedupeLast(theirs, (t) => path.resolve(t.file));
+  const releaseSlotsAll: Slot[] = [];
+  const rowsOf = (ts: ReadonlyArray<{ rows: readonly ReleaseRow[] }>): number => ts.reduce((n, t) => n + t.rows.length, 0);
+  let releaseDuplicates = rowsOf(theirs) - rowsOf(files.kept);
+  for (const { file, rows } of files.kept) {
+    // The release writes one row per task; a repeated task_id (files joined by hand) keeps the last.
+    const unique = dedupeLast(rows, (r) => r.languageTaskId);
+    releaseDuplicates += unique.dropped;
+    const { slots, perTask } = releaseSlots(unique.kept);
+    releaseSlotsAll.push(...slots);
+    const missing: string[] = [...RELEASE_MISSING_FIELDS];
+    if (unique.kept.some((r) => !r.experimentKnown)) missing.push('mode and model (the file is not at results/<lang>/<mode>/<model>/detailed_results.jsonl)');
+    if (!unique.kept.some((r) => r.mutationEnabled)) missing.push('mutation scores (run without --enable_mutation)');
+    sources.push({ file, harness: 'release', rows: unique.kept.length, slots: slots.length, perTask, missing });
+  }
   return {
     results: deduped.kept.map((o) => o.record),
-    slots: deduped.kept.map((o) => o.slot),
+    slots: [...deduped.kept.map((o) => o.slot), ...releaseSlotsAll],
     sources,
     problems,
     skipped,
-    duplicates: deduped.dropped,
+    duplicates: deduped.dropped + releaseDuplicates,
   };
 }

@@ -1,8 +1,9 @@
 import { environmentReasons, type ResultRecord } from '../store/results';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
-import { compareRuns, type Comparison } from './compare';
+import { compareRuns, harnessCounts, type Comparison } from './compare';
 import { createEstimator, type EstimateOptions } from './metrics';
-import { groupBy, toSlot, type Slot } from './slots';
+import { comparisonDifferences, harnessDifferences, releaseNote, type HarnessDifference } from './harness-notes';
+import { groupBy, toSlot, type Harness, type Slot } from './slots';
 import {
   failureTable,
   invocationGapTable,
@@ -52,6 +53,8 @@ export interface Report {
     models: string[];
     repositories: number;
     baselineSlots: number;
+    /** Slots in N per harness that scored them: ours, or the release's (its detailed_results.jsonl). */
+    harnesses: Record<Harness, number>;
     /** Whether any slot carries a mutation result; MS is "not run" otherwise. */
     mutationRan: boolean;
   };
@@ -65,6 +68,8 @@ export interface Report {
     invocationGap: InvocationGapTable;
   };
   environment: EnvironmentSection;
+  /** Where these numbers differ from the release's harness (METRICS.md), each with the number it touches. */
+  differences: HarnessDifference[];
 }
 
 function statistics(opts: ReportOptions): StatisticsNote {
@@ -114,6 +119,8 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
   const estimate = createEstimator(slots, est);
   const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
   const baselineSlots = slots.filter((s) => s.baseline).length;
+  const harnesses = harnessCounts(slots);
+  if (harnesses.release) notes.push(releaseNote(harnesses.release, slots.length));
   return {
     label: opts.label ?? 'XRepoTest results',
     notes: [
@@ -130,6 +137,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       models: distinct(slots.map((s) => s.model)),
       repositories: new Set(slots.map((s) => `${s.language}/${s.repository}`)).size,
       baselineSlots,
+      harnesses,
       mutationRan,
     },
     tables: {
@@ -141,6 +149,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       invocationGap: invocationGapTable(slots, estimate),
     },
     environment,
+    differences: harnessDifferences({ languages: distinct(slots.map((s) => s.language)), harnesses, mutation: mutationRan }),
   };
 }
 
@@ -152,6 +161,8 @@ export function buildReport(results: readonly ResultRecord[], opts: ReportOption
 export interface ComparisonReport {
   comparison: Comparison;
   runs: [Report, Report];
+  /** The paired test's difference from the release's code, and whether the runs were scored by different harnesses. */
+  differences: HarnessDifference[];
 }
 
 export function buildComparisonReport(
@@ -160,8 +171,10 @@ export function buildComparisonReport(
   opts: Omit<ReportOptions, 'label'> & { alpha?: number } = {},
 ): ComparisonReport {
   const stats = statistics(opts);
+  const runs: [Report, Report] = [buildReportFromSlots(a.slots, { ...opts, label: a.label }), buildReportFromSlots(b.slots, { ...opts, label: b.label })];
   return {
+    differences: comparisonDifferences(runs[0].totals.harnesses, runs[1].totals.harnesses, [a.label, b.label]),
     comparison: compareRuns(a.slots, b.slots, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
-    runs: [buildReportFromSlots(a.slots, { ...opts, label: a.label }), buildReportFromSlots(b.slots, { ...opts, label: b.label })],
+    runs,
   };
 }

@@ -1,4 +1,6 @@
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
+import { harnessDifferences, itemRef, releaseNote, scoredBy } from './harness-notes';
+import { METRIC_LABELS, type MetricId } from './metrics';
 import type { Summary, SummaryBlock } from './summary';
 
 const f = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(1)).padStart(6);
@@ -25,8 +27,16 @@ export function formatSummaryText(s: Summary): string {
   }
   lines.push('failure categories (percent of N):');
   for (const [cat, share] of Object.entries(s.failure_categories)) {
-    const label = cat === 'none' ? 'No error / pass' : cat === 'not_recorded' ? 'Not recorded (harness)' : FAILURE_CATEGORY_LABELS[cat as FailureCategory];
+    const label = cat === 'none' ? 'No error / pass' : cat === 'not_recorded' ? 'Failed, not recorded' : FAILURE_CATEGORY_LABELS[cat as FailureCategory];
     lines.push(`  ${label.padEnd(26)} ${share.toFixed(1).padStart(6)}`);
   }
+  const harnesses = { xrepotest: s.scored_by.xrepotest, release: s.scored_by.release_harness };
+  lines.push(`scored by ${scoredBy(harnesses)}`);
+  if (harnesses.release) lines.push(releaseNote(harnesses.release, s.total_slots));
+  // Where the numbers above differ from the release's harness (METRICS.md), each named by the number it touches.
+  const shown = new Set<string>(['n', 'csr', 'cov', 'covAtPass', 'irStrict', 'ms', 'total_samples']);
+  const names: Record<string, string> = { n: 'N', total_samples: 'total_samples' };
+  const differences = harnessDifferences({ languages: Object.keys(s.languages), harnesses, mutation }).filter((d) => shown.has(d.on));
+  for (const d of differences) lines.push(`differs from the release's harness, ${names[d.on] ?? METRIC_LABELS[d.on as MetricId]}: ${d.text}${itemRef(d)}`);
   return lines.join('\n');
 }
