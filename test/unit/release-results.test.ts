@@ -8,7 +8,7 @@ import { experimentFromPath } from '../../src/engine/report/release-rows';
 import { buildComparisonReport, buildReportFromSlots } from '../../src/engine/report/report';
 import { reportMarkdown } from '../../src/engine/report/markdown';
 import { summarizeSlotsByLanguage } from '../../src/engine/report/summary';
-import { formatSummaryText } from '../../src/engine/report/summary-text';
+import { formatReleaseSummaries, formatSummaryText } from '../../src/engine/report/summary-text';
 import { emptyReleaseRow, jsonl, releaseRow, type RowSpec } from '../helpers/release-rows';
 import { result } from '../helpers/report-fixtures';
 
@@ -188,6 +188,97 @@ describe("report over the release's detailed_results.jsonl rows", () => {
     assert.deepEqual([c.scoredByA, c.scoredByB], ["the release's harness", 'xrepotest']);
     assert.ok(cmp.differences.some((d) => /theirs was scored by the release's harness, ours by xrepotest/.test(d.text)));
     assert.ok(cmp.differences.some((d) => d.item === 9 && /plain Bonferroni/.test(d.text)));
+  });
+});
+
+describe("the release's summary.json, key for key", () => {
+  let dir: string;
+  let folder: string;
+  /** What the harness writes for ROWS and the empty task (worked out by hand above; Python prints floats as JavaScript does). */
+  const written = {
+    total_samples: 4,
+    compiled_rate: 50.0,
+    line_coverage: 35.0,
+    test_pass_rate: 37.5,
+    invocation_rate: 50.0,
+    mutation_testing: { mutation_tests_run: 2, total_mutants_killed: 4, total_mutants_count: 7, avg_mutation_score: 4 / 7, mutation_run_rate: (2 / 3) * 100 },
+  };
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-release-summary-'));
+    folder = path.join(dir, 'results', 'go', 'standard', 'm');
+    fs.mkdirSync(folder, { recursive: true });
+    fs.writeFileSync(path.join(folder, 'detailed_results.jsonl'), jsonl([...ROWS.map(releaseRow), emptyReleaseRow(3, 'go', true)]));
+    // The pipeline's other files in the same folder: not results.
+    fs.writeFileSync(path.join(folder, 'processed.jsonl'), jsonl([{ task_id: 0, response: ['x'], status: 'success' }]));
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const writeSummary = (value: unknown, file = path.join(folder, 'summary.json')): string => {
+    fs.writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 4));
+    return file;
+  };
+
+  it('checks the summary beside the rows key for key, and agrees where the harness would', async () => {
+    writeSummary(written);
+    const loaded = await loadResults([path.join(dir, 'results')]);
+    assert.deepEqual(loaded.skipped, [path.join(folder, 'processed.jsonl')]);
+    assert.equal(loaded.summaries.length, 1);
+    const [s] = loaded.summaries;
+    assert.equal(s.rowsFile, path.join(folder, 'detailed_results.jsonl'));
+    assert.deepEqual(
+      s.check?.filter((c) => !c.agrees),
+      [],
+    );
+    assert.deepEqual(s.check?.map((c) => c.key), ['total_samples', 'compiled_rate', 'test_pass_rate', 'line_coverage', 'invocation_rate', ...Object.keys(written.mutation_testing).map((k) => `mutation_testing.${k}`)]);
+    // Named file: its sibling summary is found too.
+    const named = await loadResults([path.join(folder, 'detailed_results.jsonl')]);
+    assert.equal(named.summaries[0]?.check?.every((c) => c.agrees), true);
+  });
+
+  it('names each key where the summary does not follow from its rows', async () => {
+    writeSummary({ ...written, test_pass_rate: 40, mutation_testing: { ...written.mutation_testing, avg_mutation_score: 0.6 } });
+    const [s] = (await loadResults([folder])).summaries;
+    const differs = s.check!.filter((c) => !c.agrees);
+    assert.deepEqual(
+      differs.map((c) => [c.key, c.summary, c.rows]),
+      [
+        ['test_pass_rate', 40, 37.5],
+        ['mutation_testing.avg_mutation_score', 0.6, 4 / 7],
+      ],
+    );
+    const text = formatReleaseSummaries([s]);
+    assert.match(text, /2 key\(s\) DIFFER/);
+    assert.match(text, /^ +test_pass_rate +40 +37\.5000 +DIFFERS$/m);
+    const md = reportMarkdown(buildReportFromSlots((await loadResults([folder])).slots, { resamples: 50, releaseSummaries: [s] }));
+    assert.match(md, /## The release's summary\.json, key for key/);
+    assert.match(md, /\| test\\_pass\\_rate \| 40 \| 37\.5000 \| \*\*differs\*\* \|/);
+  });
+
+  it('shows a summary named alone as given, passes over ours in a folder, and refuses what is not a summary', async () => {
+    const alone = writeSummary(written, path.join(dir, 'alone.json'));
+    const a = await loadResults([alone]);
+    assert.deepEqual([a.slots.length, a.summaries.length, a.summaries[0].check, a.problems], [0, 1, null, []]);
+    const ours = path.join(dir, 'ours');
+    fs.mkdirSync(ours);
+    fs.writeFileSync(path.join(ours, 'results.jsonl'), jsonl([result({ task: 0, passed: true })]));
+    writeSummary(summarizeSlotsByLanguage([]), path.join(ours, 'summary.json'));
+    const o = await loadResults([ours]);
+    assert.deepEqual([o.slots.length, o.summaries.length, o.problems], [1, 0, []]);
+    const named = await loadResults([path.join(ours, 'summary.json')]);
+    assert.match(named.problems[0].message, /xrepotest's own summary\.json/);
+    const hostile = [
+      [{ ...written, compiled_rate: '50' }, /not the release's summary\.json: \/compiled_rate must be number/],
+      [{ ...written, line_coverage: 1e9 }, /\/line_coverage must be <= 100/],
+      [{ ...written, total_samples: -3 }, /\/total_samples must be >= 0/],
+      [{ ...written, mutation_testing: { ...written.mutation_testing, avg_mutation_score: 57 } }, /avg_mutation_score must be <= 1/],
+      ['{"total_samples": 4,', /not valid JSON/],
+      ['x'.repeat((1 << 20) + 1), /bytes is not a summary\.json/],
+    ] as const;
+    for (const [value, re] of hostile) {
+      const f = writeSummary(value, path.join(dir, 'hostile.json'));
+      const h = await loadResults([f]);
+      assert.equal(h.summaries.length, 0);
+      assert.match(h.problems[0]?.message ?? '', re);
+    }
   });
 });
 

@@ -215,6 +215,27 @@ function glossary(report: Report): string {
   }</p></section>`;
 }
 
+/** Each release summary.json read with the rows, key for key against what its rows give. */
+function releaseSummariesHtml(report: Report): string {
+  if (!report.releaseSummaries.length) return '';
+  const num = (x: number | null): string => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(4));
+  const tables = report.releaseSummaries.map((s) => {
+    if (!s.check) {
+      const rows = Object.entries(s.summary).filter(([, v]) => typeof v === 'number').map(([k, v]) => `<tr><td class="name">${h(k)}</td><td>${num(v as number)}</td></tr>`);
+      return `<p class="muted"><code>${h(s.file)}</code>: no detailed_results.jsonl beside it was loaded; shown as given.</p><table><thead><tr><th class="name">Key</th><th>summary.json</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    }
+    const bad = s.check.filter((c) => !c.agrees).length;
+    const rows = s.check.map((c) => `<tr data-key="${h(c.key)}"${c.agrees ? '' : ' class="differs"'}><td class="name">${h(c.key)}</td><td>${num(c.summary)}</td><td>${num(c.rows)}</td><td class="name">${c.agrees ? 'agrees' : '<strong>differs</strong>'}</td></tr>`);
+    return `<p class="muted"><code>${h(s.file)}</code> against its rows <code>${h(s.rowsFile ?? '')}</code>: <strong>${bad ? `${bad} key(s) differ` : 'every key agrees'}</strong>.</p><table><thead><tr><th class="name">Key</th><th>summary.json</th><th>From its rows</th><th class="name"></th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  });
+  return section(
+    'release-summaries',
+    "The release's summary.json, key for key",
+    'What the harness wrote, and what its formulas give for the rows loaded here (total_samples counts tasks; rates are percent of tasks × responses; avg_mutation_score is its micro average, 0..1).',
+    ...tables,
+  );
+}
+
 function reportSections(report: Report): string[] {
   const metrics = metricsShown(report);
   const t = report.tables;
@@ -227,8 +248,9 @@ function reportSections(report: Report): string[] {
     section('failures', t.failures.title, t.failures.description, failureChart(t.failures, 'chart-failures'), failureTableHtml(t.failures)),
     section('invocation-gap', t.invocationGap.title, t.invocationGap.description, invocationGapHtml(t.invocationGap)),
     section('repositories', t.repositories.title, t.repositories.description, metricTableHtml(t.repositories, metrics)),
+    releaseSummariesHtml(report),
   );
-  return out;
+  return out.filter(Boolean);
 }
 
 export function reportHtml(report: Report): string {

@@ -4,20 +4,25 @@ import type { ResultRecord } from '../store/results';
 import { readJsonl, type JsonlProblem } from '../tasks/jsonl';
 import { dedupeLast, slotKey } from './dedupe';
 import { checkResultRecord, looksLikeOurRow } from './our-rows';
+import { checkSummaryAgainstRows, harnessSummaryOf, readReleaseSummary, type ReleaseSummaryInput } from './release-summary';
 import { looksLikeReleaseRow, readReleaseRow, releaseSlots, RELEASE_MISSING_FIELDS, type ReleaseRow } from './release-rows';
 import { toSlotChecked, type Harness, type Slot } from './slots';
 
 export { isResultRecord } from './our-rows';
 
-function jsonlUnder(dir: string): string[] {
+function filesUnder(dir: string, wanted: (name: string) => boolean): string[] {
   const out: string[] = [];
   for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
     const p = path.join(dir, e.name);
-    if (e.isDirectory()) out.push(...jsonlUnder(p));
-    else if (e.isFile() && e.name.endsWith('.jsonl')) out.push(p);
+    if (e.isDirectory()) out.push(...filesUnder(p, wanted));
+    else if (e.isFile() && wanted(e.name)) out.push(p);
   }
   return out;
 }
+
+const isJsonl = (name: string): boolean => name.endsWith('.jsonl');
+/** The release's pipeline writes summary.json beside detailed_results.jsonl (notes §1). */
+const SUMMARY = 'summary.json';
 
 /** One file the slots came from, and which harness scored them. */
 export interface ResultSource {
@@ -42,6 +47,8 @@ export interface LoadedResults {
   skipped: string[];
   /** Rows dropped because a later row had the same slot (dedupe.ts). */
   duplicates: number;
+  /** The release's summary.json files read: named, found in a folder, or beside its detailed_results.jsonl. */
+  summaries: ReleaseSummaryInput[];
 }
 
 /**
@@ -80,6 +87,8 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
   const sources: ResultSource[] = [];
   const problems: JsonlProblem[] = [];
   const skipped: string[] = [];
+  // Named summary files are held to account; ones found in folders or beside rows only when they are the release's.
+  const summaryFiles: Array<{ file: string; named: boolean }> = [];
   for (const input of inputs) {
     let stat: fs.Stats;
     try {
@@ -89,7 +98,12 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
       continue;
     }
     const fromFolder = stat.isDirectory();
-    for (const file of fromFolder ? jsonlUnder(input) : [input]) {
+    if (fromFolder) summaryFiles.push(...filesUnder(input, (n) => n === SUMMARY).map((file) => ({ file, named: false })));
+    else if (input.endsWith('.json')) {
+      summaryFiles.push({ file: input, named: true });
+      continue;
+    }
+    for (const file of fromFolder ? filesUnder(input, isJsonl) : [input]) {
       const own: JsonlProblem[] = [];
       const found: Array<{ record: ResultRecord; slot: Slot }> = [];
       const release: ReleaseRow[] = [];
@@ -126,13 +140,17 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
       ours.push(...found);
       problems.push(...own, ...tally.problems(file));
       if (found.length) sources.push({ file, harness: 'xrepotest', rows: found.length, slots: found.length, perTask: 1, missing: [] });
-      if (release.length) theirs.push({ file, rows: release });
+      if (release.length) {
+        theirs.push({ file, rows: release });
+        if (!fromFolder) summaryFiles.push({ file: path.join(path.dirname(file), SUMMARY), named: false });
+      }
     }
   }
   const deduped = dedupeLast(ours, (o) => slotKey(o.record));
   // A file given twice is one run: its rows count once (the same row of another file is another run's).
   const files = dedupeLast(theirs, (t) => path.resolve(t.file));
   const releaseSlotsAll: Slot[] = [];
+  const slotsOfFile = new Map<string, Slot[]>();
   const rowsOf = (ts: ReadonlyArray<{ rows: readonly ReleaseRow[] }>): number => ts.reduce((n, t) => n + t.rows.length, 0);
   let releaseDuplicates = rowsOf(theirs) - rowsOf(files.kept);
   for (const { file, rows } of files.kept) {
@@ -141,12 +159,15 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
     releaseDuplicates += unique.dropped;
     const { slots, perTask } = releaseSlots(unique.kept);
     releaseSlotsAll.push(...slots);
+    slotsOfFile.set(path.resolve(file), slots);
     const missing: string[] = [...RELEASE_MISSING_FIELDS];
     if (unique.kept.some((r) => !r.experimentKnown)) missing.push('mode and model (the file is not at results/<lang>/<mode>/<model>/detailed_results.jsonl)');
     if (!unique.kept.some((r) => r.mutationEnabled)) missing.push('mutation scores (run without --enable_mutation)');
     sources.push({ file, harness: 'release', rows: unique.kept.length, slots: slots.length, perTask, missing });
   }
+  const summaries = readSummaries(summaryFiles, slotsOfFile, problems);
   return {
+    summaries,
     results: deduped.kept.map((o) => o.record),
     slots: [...deduped.kept.map((o) => o.slot), ...releaseSlotsAll],
     sources,
@@ -154,4 +175,30 @@ export async function loadResults(inputs: readonly string[]): Promise<LoadedResu
     skipped,
     duplicates: deduped.dropped + releaseDuplicates,
   };
+}
+
+/**
+ * Each release summary.json, checked key for key against the rows of the detailed_results.jsonl in
+ * its folder when those were loaded (the harness writes the two side by side).
+ */
+function readSummaries(candidates: ReadonlyArray<{ file: string; named: boolean }>, slotsOfFile: ReadonlyMap<string, Slot[]>, problems: JsonlProblem[]): ReleaseSummaryInput[] {
+  const out: ReleaseSummaryInput[] = [];
+  const seen = new Set<string>();
+  for (const { file, named } of candidates) {
+    const key = path.resolve(file);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!named && !fs.existsSync(file)) continue;
+    const read = readReleaseSummary(file);
+    if ('problem' in read) {
+      if (named) problems.push({ file, line: 0, message: read.problem });
+      continue;
+    }
+    const dir = path.dirname(key);
+    const beside = [...slotsOfFile.keys()].filter((f) => path.dirname(f) === dir);
+    const rowsFile = beside.find((f) => path.basename(f) === 'detailed_results.jsonl') ?? (beside.length === 1 ? beside[0] : null);
+    const rows = rowsFile ? slotsOfFile.get(rowsFile)! : null;
+    out.push({ file, summary: read.summary, rowsFile, check: rows ? checkSummaryAgainstRows(read.summary, harnessSummaryOf(rows)) : null });
+  }
+  return out;
 }

@@ -98,6 +98,21 @@ function metricGlossary(metrics: readonly MetricId[], differences: readonly Harn
     .join('\n');
 }
 
+/** Each release summary.json read with the rows, key for key against what its rows give. */
+export function releaseSummariesMarkdown(report: Report): string | null {
+  if (!report.releaseSummaries.length) return null;
+  const num = (x: number | null): string => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(4));
+  const parts = report.releaseSummaries.map((s) => {
+    if (!s.check) return `\`${esc(s.file)}\`: no detailed_results.jsonl beside it was loaded; shown as given.\n\n${table(['Key', 'summary.json'], Object.entries(s.summary).filter(([, v]) => typeof v === 'number').map(([k, v]) => [esc(k), num(v as number)]))}`;
+    const bad = s.check.filter((c) => !c.agrees).length;
+    return (
+      `\`${esc(s.file)}\` against its rows \`${esc(s.rowsFile ?? '')}\`: **${bad ? `${bad} key(s) differ` : 'every key agrees'}**.\n\n` +
+      table(['Key', 'summary.json', 'From its rows', ''], s.check.map((c) => [esc(c.key), num(c.summary), num(c.rows), c.agrees ? 'agrees' : '**differs**']))
+    );
+  });
+  return `## The release's summary.json, key for key\n\nWhat the harness wrote, and what its formulas give for the rows loaded here (total_samples counts tasks; rates are percent of tasks × responses; avg_mutation_score is its micro average, 0..1).\n\n${parts.join('\n\n')}`;
+}
+
 export function reportMarkdown(report: Report): string {
   const metrics = metricsShown(report);
   const t = report.tables;
@@ -105,6 +120,8 @@ export function reportMarkdown(report: Report): string {
   const parts = [header(report), ...(environment ? [environment] : []), metricGlossary(metrics, report.differences), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
   if (t.models) parts.push(metricTableMarkdown(t.models, metrics));
   parts.push(failureTableMarkdown(t.failures), invocationGapMarkdown(t.invocationGap), metricTableMarkdown(t.repositories, metrics));
+  const summaries = releaseSummariesMarkdown(report);
+  if (summaries) parts.push(summaries);
   return parts.join('\n\n') + '\n';
 }
 

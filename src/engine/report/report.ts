@@ -2,6 +2,7 @@ import { environmentReasons, type ResultRecord } from '../store/results';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
 import { compareRuns, harnessCounts, type Comparison } from './compare';
 import { createEstimator, type EstimateOptions } from './metrics';
+import type { ReleaseSummaryInput } from './release-summary';
 import { comparisonDifferences, harnessDifferences, releaseNote, type HarnessDifference } from './harness-notes';
 import { groupBy, toSlot, type Harness, type Slot } from './slots';
 import {
@@ -19,6 +20,8 @@ import {
 export interface ReportOptions {
   /** Shown as the report's title and in comparisons. */
   label?: string;
+  /** The release's summary.json files read with the rows, each checked against its rows (release-summary.ts). */
+  releaseSummaries?: ReleaseSummaryInput[];
   resamples?: number;
   seed?: number;
   level?: number;
@@ -70,6 +73,7 @@ export interface Report {
   environment: EnvironmentSection;
   /** Where these numbers differ from the release's harness (METRICS.md), each with the number it touches. */
   differences: HarnessDifference[];
+  releaseSummaries: ReleaseSummaryInput[];
 }
 
 function statistics(opts: ReportOptions): StatisticsNote {
@@ -150,6 +154,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
     },
     environment,
     differences: harnessDifferences({ languages: distinct(slots.map((s) => s.language)), harnesses, mutation: mutationRan }),
+    releaseSummaries: opts.releaseSummaries ?? [],
   };
 }
 

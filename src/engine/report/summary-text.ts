@@ -1,6 +1,7 @@
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import { harnessDifferences, itemRef, releaseNote, scoredBy } from './harness-notes';
 import { METRIC_LABELS, type MetricId } from './metrics';
+import type { ReleaseSummaryInput } from './release-summary';
 import type { Summary, SummaryBlock } from './summary';
 
 const f = (n: number | null | undefined): string => (n === null || n === undefined ? '—' : n.toFixed(1)).padStart(6);
@@ -38,5 +39,25 @@ export function formatSummaryText(s: Summary): string {
   const names: Record<string, string> = { n: 'N', total_samples: 'total_samples' };
   const differences = harnessDifferences({ languages: Object.keys(s.languages), harnesses, mutation }).filter((d) => shown.has(d.on));
   for (const d of differences) lines.push(`differs from the release's harness, ${names[d.on] ?? METRIC_LABELS[d.on as MetricId]}: ${d.text}${itemRef(d)}`);
+  return lines.join('\n');
+}
+
+const num = (x: number | null): string => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(4));
+
+/** Each release summary.json: its keys as given and, where its rows were loaded, as the rows give them. */
+export function formatReleaseSummaries(inputs: readonly ReleaseSummaryInput[]): string {
+  const lines: string[] = [];
+  for (const s of inputs) {
+    if (!s.check) {
+      lines.push(`the release's summary.json ${s.file} (no detailed_results.jsonl beside it was loaded: shown as given; total_samples counts tasks, rates are percent of tasks x responses):`);
+      for (const [k, v] of Object.entries(s.summary)) if (typeof v === 'number') lines.push(`  ${k.padEnd(36)} ${num(v).padStart(12)}`);
+      for (const [k, v] of Object.entries(s.summary.mutation_testing ?? {})) lines.push(`  ${`mutation_testing.${k}`.padEnd(36)} ${num(v).padStart(12)}`);
+      continue;
+    }
+    const bad = s.check.filter((c) => !c.agrees);
+    lines.push(`the release's summary.json ${s.file} against its rows ${s.rowsFile}: ${bad.length ? `${bad.length} key(s) DIFFER` : 'every key agrees'}`);
+    lines.push(`  ${'key'.padEnd(36)} ${'summary.json'.padStart(12)} ${'from rows'.padStart(12)}`);
+    for (const c of s.check) lines.push(`  ${c.key.padEnd(36)} ${num(c.summary).padStart(12)} ${num(c.rows).padStart(12)}${c.agrees ? '' : '   DIFFERS'}`);
+  }
   return lines.join('\n');
 }
