@@ -149,6 +149,9 @@ export interface WireResultRecord {
     failure_evidence: string | null;
     error: string | null;
     test_report: { cases: Array<{ name: string; status: string; message?: string }> };
+    /** Set for a response of the release's detailed_results.jsonl: who scored it, and what it did not record. */
+    harness?: 'release';
+    not_recorded?: string[];
   };
 }
 
