@@ -77,7 +77,8 @@ describe('the environment verdict: harness failures are not the test\'s', functi
     );
     const summary = summarizeByLanguage(records);
     // N is the two scored slots: CSR 2/2, TPR 1/2; the three environment slots are counted apart.
-    assert.equal(summary.total_samples, 2);
+    assert.equal(summary.total_slots, 2);
+    assert.equal(summary.total_samples, 1, 'one task, as the release counts total_samples (METRICS.md item 11)');
     assert.equal(summary.compiled_rate, 100);
     assert.equal(summary.test_pass_rate, 50);
     assert.equal(summary.environment_samples, 3);
