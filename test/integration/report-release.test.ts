@@ -100,6 +100,7 @@ describe("the CLI's report over the release's result files (bundled)", () => {
     const j = JSON.parse(cli(['report', '--compare', theirs, ours, '--format', 'json', '--resamples', '200']).stdout);
     assert.deepEqual([j.comparison.scoredByA, j.comparison.scoredByB], ["the release's harness", 'xrepotest']);
     assert.deepEqual([j.runs[0].total_samples, j.runs[1].total_samples], [8, 8]);
+    assert.ok(j.differences.some((d: { item: number | null }) => d.item === 9), 'the paired test\'s difference (Holm, not Bonferroni) in the JSON too');
   });
 
   it('no longer crashes on a null coverage_stats entry, in our rows or theirs', () => {

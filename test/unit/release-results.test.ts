@@ -6,6 +6,7 @@ import { createRng } from '../../src/engine/report/bootstrap';
 import { loadResults } from '../../src/engine/report/load';
 import { experimentFromPath } from '../../src/engine/report/release-rows';
 import { buildComparisonReport, buildReportFromSlots } from '../../src/engine/report/report';
+import { reportHtml } from '../../src/engine/report/html';
 import { reportMarkdown } from '../../src/engine/report/markdown';
 import { summarizeSlotsByLanguage } from '../../src/engine/report/summary';
 import { formatReleaseSummaries, formatSummaryText } from '../../src/engine/report/summary-text';
@@ -112,6 +113,9 @@ describe("report over the release's detailed_results.jsonl rows", () => {
     // Measurement differences are ours: they do not apply to slots the release scored.
     assert.doesNotMatch(md, /Executable lines only/);
     assert.doesNotMatch(md, /N leaves out environment failures/);
+    const html = reportHtml(buildReportFromSlots(loaded.slots, { resamples: 100 }));
+    assert.match(html, /<div id="harness"><p class="muted">Scored by the release&#39;s harness\. All slots were scored/);
+    assert.match(html, /<strong>MS<\/strong>: [^<]*\. <em>Differs from the release's harness:<\/em> The mean over N/);
     const text = formatSummaryText(summarizeSlotsByLanguage(loaded.slots));
     assert.match(text, /^go +4 +8 +50\.0 +37\.5 +35\.0 /m, 'tasks, slots, CSR, TPR, Cov');
     assert.match(text, /^scored by the release's harness$/m);

@@ -33,5 +33,5 @@ export function dedupeSlots(results: readonly ResultRecord[]): DedupedResults {
 
 /** The line said when rows were dropped. */
 export function duplicatesNote(dropped: number): string {
-  return `dropped ${dropped} duplicate result row${dropped === 1 ? '' : 's'} (same task, sample and round of the same provider, model and mode; the last row of each is kept)`;
+  return `dropped ${dropped} duplicate result row${dropped === 1 ? '' : 's'} (same task, sample and round of the same provider, model and mode, or the same task_id in one release file or that file given twice; the last row of each is kept)`;
 }

@@ -16,6 +16,7 @@ export function comparisonJson(cmp: ComparisonReport, summaries: [Summary, Summa
   return {
     schema: REPORT_SCHEMA,
     comparison: cmp.comparison,
+    differences: cmp.differences,
     runs: cmp.runs.map((report, i) => ({ label: report.label, ...summaries[i], report })),
   };
 }
