@@ -88,8 +88,15 @@ export interface ReleaseRow {
   experimentKnown: boolean;
   /** The slots of the responses it has (sample = the response's index). */
   present: Slot[];
-  /** A slot with no response (the harness counts it as zero in every rate). */
-  empty: (sample: number) => Slot;
+  /** What every slot of the row shares; kept instead of the row, whose file_content can be large. */
+  base: SlotBase;
+}
+
+type SlotBase = Omit<Slot, 'sample' | 'compiled' | 'passed' | 'coverage' | 'invoked' | 'mutationRan' | 'mutationScore' | 'mutationCounts'>;
+
+/** A slot with no response: the harness counts it as zero in every rate. */
+function emptySlot(base: SlotBase, sample: number): Slot {
+  return { ...base, sample, compiled: false, passed: false, coverage: 0, invoked: false, mutationRan: false, mutationScore: null, mutationCounts: null };
 }
 
 /**
@@ -128,11 +135,11 @@ export function readReleaseRow(value: unknown, file: string): { row: ReleaseRow;
   const languageTaskId = `${language}:${String(r.task_id)}`;
   const experiment = experimentFromPath(file, language);
   const focalLines = focalLineCount(r.function_component);
-  const base = {
+  const base: SlotBase = {
     taskId: null,
     languageTaskId,
     row: JSON.stringify(['release', path.resolve(file), languageTaskId]),
-    harness: 'release' as const,
+    harness: 'release',
     round: 0,
     language,
     repository: repositoryLabelOf(r),
@@ -145,23 +152,12 @@ export function readReleaseRow(value: unknown, file: string): { row: ReleaseRow;
     failureRecorded: false,
     environment: null,
   };
-  const empty = (sample: number): Slot => ({
-    ...base,
-    sample,
-    compiled: false,
-    passed: false,
-    coverage: 0,
-    invoked: false,
-    mutationRan: false,
-    mutationScore: null,
-    mutationCounts: null,
-  });
   if (!Array.isArray(r.coverage_stats) && responses > 0) problems.add('coverage_stats is absent');
   const present = r.test.map((_, i): Slot => {
     const check = r.checks[i];
     if (check === undefined) {
       problems.add('checks[i] is absent for a test');
-      return empty(i);
+      return emptySlot(base, i);
     }
     const flag = (f: string): boolean => use('checks[i]', flagOf(check, f), false);
     const mutation = use('mutation_scores[i]', mutationEntryOf(r.mutation_scores?.[i]), null);
@@ -189,7 +185,7 @@ export function readReleaseRow(value: unknown, file: string): { row: ReleaseRow;
       mutationEnabled: Array.isArray(r.mutation_scores),
       experimentKnown: experiment !== null,
       present,
-      empty,
+      base,
     },
     problems: [...problems],
   };
@@ -198,6 +194,6 @@ export function readReleaseRow(value: unknown, file: string): { row: ReleaseRow;
 /** Every slot of a file's rows: n per row, n the longest `test[]` of the file (at least 1, so a row with no response is one zero slot). */
 export function releaseSlots(rows: readonly ReleaseRow[]): { slots: Slot[]; perTask: number } {
   const perTask = rows.reduce((n, r) => Math.max(n, r.responses), 1);
-  const slots = rows.flatMap((r) => [...r.present, ...Array.from({ length: perTask - r.present.length }, (_, k) => r.empty(r.present.length + k))]);
+  const slots = rows.flatMap((r) => [...r.present, ...Array.from({ length: perTask - r.present.length }, (_, k) => emptySlot(r.base, r.present.length + k))]);
   return { slots, perTask };
 }
