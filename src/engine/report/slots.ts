@@ -18,11 +18,6 @@ export interface MutationOutcome {
 /** Which harness scored a slot: ours, or the public release's (its `detailed_results.jsonl`). */
 export type Harness = 'xrepotest' | 'release';
 
-export const HARNESS_LABELS: Record<Harness, string> = {
-  xrepotest: 'xrepotest',
-  release: "the release's harness",
-};
-
 /**
  * One evaluated slot (task x sample x round), reduced to what the reports need. Every metric is kept
  * per slot so that aggregates and bootstrap resamples are computed the same way (METRICS.md).
