@@ -70,8 +70,8 @@ export function buildProgram(): Command {
 
   program
     .command('inspect')
-    .description('load task files (ours, or the published base / LSP / RAG JSONL) and report what they hold')
-    .argument('<files...>', 'JSONL files, or folders of them')
+    .description("load task files (ours, or the published base / LSP / RAG JSONL) and report what they hold; the release's detailed_results.jsonl is also said as results, its summary.json as its keys")
+    .argument('<files...>', "JSONL files, or folders of them; the release's summary.json files")
     .option('--json', 'print JSON')
     .action(async (files: string[], opts: { json?: boolean }) => {
       process.exitCode = await runInspect(files, !!opts.json);

@@ -2,17 +2,20 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatProblem } from '../engine/tasks/jsonl';
-import { summarizeByLanguage, type ResultRecord } from '../engine/store/results';
-import { buildComparisonReport, buildReport, type ComparisonReport } from '../engine/report/report';
-import { comparisonJson, reportJson } from '../engine/report/json';
+import { summarizeSlotsByLanguage } from '../engine/report/summary';
+import { buildComparisonReport, buildReportFromSlots, type ComparisonReport } from '../engine/report/report';
+import type { Slot } from '../engine/report/slots';
+import { comparisonJson, reportJson, REPORT_SCHEMA } from '../engine/report/json';
+import type { ReleaseSummaryInput } from '../engine/report/release-summary';
 import { comparisonMarkdown, reportMarkdown } from '../engine/report/markdown';
 import { comparisonHtml, reportHtml } from '../engine/report/html';
 import { loadResults } from '../engine/report/load';
 import { duplicatesNote } from '../engine/report/dedupe';
 import { fmtP } from '../engine/report/format';
 import { stars } from '../engine/report/compare';
+import { itemRef, releaseNote } from '../engine/report/harness-notes';
 import { DEFAULT_RESAMPLES, DEFAULT_SEED } from '../engine/report/bootstrap';
-import { formatSummaryText } from '../engine/report/summary-text';
+import { formatReleaseSummaries, formatSummaryText } from '../engine/report/summary-text';
 import { forTerminal } from '../engine/util/terminal';
 
 export { formatSummaryText };
@@ -44,6 +47,9 @@ export function formatComparisonText(cmp: ComparisonReport): string {
     );
   }
   lines.push(`unpaired slots: ${c.unpairedA} in A, ${c.unpairedB} in B`);
+  lines.push(`A scored by ${c.scoredByA}; B scored by ${c.scoredByB}`);
+  for (const run of cmp.runs) if (run.totals.harnesses.release) lines.push(`${run.label}: ${releaseNote(run.totals.harnesses.release, run.totals.slots)}`);
+  for (const d of cmp.differences) lines.push(`differs from the release's harness: ${d.text}${itemRef(d)}`);
   if (c.baselineA || c.baselineB) lines.push(`${[c.baselineA ? 'A' : '', c.baselineB ? 'B' : ''].filter(Boolean).join(' and ')} holds offline baseline slots: a lower bound, not a model's result`);
   return lines.join('\n');
 }
@@ -63,12 +69,15 @@ function writeOutput(text: string, out: string | undefined): void {
   process.stderr.write(`xrepotest: wrote ${out}\n`);
 }
 
-async function load(inputs: string[]): Promise<ResultRecord[]> {
-  const { results, problems, skipped, duplicates } = await loadResults(inputs);
+async function load(inputs: string[]): Promise<{ slots: Slot[]; summaries: ReleaseSummaryInput[] }> {
+  const { slots, problems, skipped, duplicates, sources, summaries } = await loadResults(inputs);
   for (const p of problems) process.stderr.write(formatProblem(p) + '\n');
   for (const f of skipped) process.stderr.write(`${f}: no result records, skipped\n`);
   if (duplicates) process.stderr.write(`${inputs.join(', ')}: ${duplicatesNote(duplicates)}\n`);
-  return results;
+  for (const s of sources.filter((x) => x.harness === 'release')) {
+    process.stderr.write(`${s.file}: ${s.rows} rows of the release's harness, ${s.perTask} response slot(s) per task (${s.slots} slots); not recorded there: ${s.missing.join(', ')}\n`);
+  }
+  return { slots, summaries };
 }
 
 const inputLabel = (input: string): string => path.basename(path.resolve(input)).replace(/\.jsonl$/, '');
@@ -80,11 +89,14 @@ export async function runReport(inputs: string[], options: ReportFormat | Report
   if (opts.compare) {
     if (inputs.length !== 2) throw new Error(`--compare takes two runs (files or folders), got ${inputs.length}`);
     const [a, b] = await Promise.all(inputs.map((input) => load([input])));
+    for (const [side, input] of [[a, inputs[0]], [b, inputs[1]]] as const) {
+      if (!side.slots.length && side.summaries.length) throw new Error(`${input} holds only a summary.json: a paired comparison needs each slot's verdict, in the detailed_results.jsonl beside it`);
+    }
     const labels = inputLabel(inputs[0]) === inputLabel(inputs[1]) ? inputs : inputs.map(inputLabel);
-    const cmp = buildComparisonReport({ label: labels[0], results: a }, { label: labels[1], results: b }, stats);
+    const cmp = buildComparisonReport({ label: labels[0], slots: a.slots }, { label: labels[1], slots: b.slots }, stats);
     const text =
       opts.format === 'json'
-        ? JSON.stringify(comparisonJson(cmp, [summarizeByLanguage(a), summarizeByLanguage(b)]), null, 2)
+        ? JSON.stringify(comparisonJson(cmp, [summarizeSlotsByLanguage(a.slots), summarizeSlotsByLanguage(b.slots)]), null, 2)
         : opts.format === 'markdown'
           ? comparisonMarkdown(cmp)
           : opts.format === 'html'
@@ -93,16 +105,26 @@ export async function runReport(inputs: string[], options: ReportFormat | Report
     writeOutput(text, opts.out);
     return cmp.comparison.rows.length ? 0 : 1;
   }
-  const results = await load(inputs);
-  const summary = summarizeByLanguage(results);
+  const { slots, summaries } = await load(inputs);
+  if (!slots.length && summaries.length) return summariesOnly(summaries, opts);
+  const summary = summarizeSlotsByLanguage(slots);
   if (opts.format === 'text') {
-    writeOutput(formatSummaryText(summary), opts.out);
+    writeOutput([formatSummaryText(summary), ...(summaries.length ? [formatReleaseSummaries(summaries)] : [])].join('\n'), opts.out);
   } else {
-    const report = buildReport(results, { ...stats, label: opts.label ?? (inputs.length === 1 ? `XRepoTest report: ${inputLabel(inputs[0])}` : 'XRepoTest report') });
+    const report = buildReportFromSlots(slots, { ...stats, releaseSummaries: summaries, label: opts.label ?? (inputs.length === 1 ? `XRepoTest report: ${inputLabel(inputs[0])}` : 'XRepoTest report') });
     const text = opts.format === 'json' ? JSON.stringify(reportJson(summary, report), null, 2) : opts.format === 'markdown' ? reportMarkdown(report) : reportHtml(report);
     writeOutput(text, opts.out);
   }
-  return results.length ? 0 : 1;
+  return slots.length ? 0 : 1;
+}
+
+/** Only the release's summary.json files, without rows: their keys as given (no tables or intervals without per-slot rows). */
+function summariesOnly(summaries: ReleaseSummaryInput[], opts: ReportCommandOptions): number {
+  if (opts.format === 'markdown' || opts.format === 'html') {
+    throw new Error(`a summary.json alone has no per-slot rows to build ${opts.format} tables from: give the detailed_results.jsonl beside it, or use --format text or json`);
+  }
+  writeOutput(opts.format === 'json' ? JSON.stringify({ schema: REPORT_SCHEMA, release_summaries: summaries }, null, 2) : formatReleaseSummaries(summaries), opts.out);
+  return 0;
 }
 
 function positiveInt(value: string): number {
@@ -122,7 +144,7 @@ export function registerReportCommand(program: Command): Command {
   return program
     .command('report')
     .description('the benchmark report from result files: per language, mode, model and repository, failure categories, IR vs TPR, with bootstrap intervals; --compare tests two runs against each other')
-    .argument('<results...>', 'result files (JSONL) from `xrepotest run`, or folders of them; with --compare exactly two runs')
+    .argument('<results...>', "result files (JSONL) from `xrepotest run`, or the release's detailed_results.jsonl as they are, or folders of them (a release summary.json beside its rows is checked against them; one named alone is shown as given); with --compare exactly two runs")
     .addOption(new Option('--format <format>', 'text (quick summary), json (the release\'s summary.json keys plus the full report), markdown or html (one self-contained file with charts)').choices([...REPORT_FORMATS]).default('text'))
     .option('--out <file>', 'write the report to this file instead of standard output')
     .option('--compare', 'the two <results> are runs A and B: pair their slots (task, sample, round) and run McNemar\'s test per language, Holm-adjusted')

@@ -66,7 +66,7 @@ function runPicks(context: vscode.ExtensionContext): RunPick[] {
   return [
     ...runs.map((info) => ({ ...runPickItem(info), runDir: info.dir })),
     ...(runs.length ? [{ label: '', kind: vscode.QuickPickItemKind.Separator }] : []),
-    { label: '$(folder-opened) Open another run folder…', detail: 'a folder that holds results.jsonl (`xrepotest bench --run-dir`, a colleague\'s run)', action: 'browse' as const },
+    { label: '$(folder-opened) Open another run folder…', detail: 'a folder that holds results.jsonl (`xrepotest bench --run-dir`, a colleague\'s run) or the release\'s detailed_results.jsonl', action: 'browse' as const },
     ...(runs.length ? [] : [{ label: '$(beaker) Run a benchmark…', detail: 'no run yet: a benchmark (or scoring a function in the editor) makes one', action: 'bench' as const }]),
   ];
 }
@@ -93,7 +93,7 @@ async function pickRun(context: vscode.ExtensionContext, onShown: (items: RunPic
     canSelectFiles: false,
     canSelectMany: false,
     openLabel: 'Annotate this run',
-    title: 'The run folder to annotate (it holds results.jsonl)',
+    title: 'The run folder to annotate (it holds results.jsonl, or the release\'s detailed_results.jsonl)',
     ...(newest ? { defaultUri: vscode.Uri.file(path.dirname(newest)) } : {}),
   });
   return chosen?.[0]?.fsPath;
@@ -323,6 +323,7 @@ function logText(r: ResultResult): string {
     ...(x.failure_category ? [`# failure category: ${x.failure_label ?? x.failure_category}${x.failure_rule ? ` (rule ${x.failure_rule})` : ''}`] : []),
     ...(x.failure_evidence ? [`# evidence: ${x.failure_evidence}`] : []),
     ...(x.error ? [`# error: ${x.error}`] : []),
+    ...(x.harness === 'release' ? [`# scored by the release's harness; not recorded there: ${(x.not_recorded ?? []).join(', ')}`] : []),
   ];
   const cases = (x.test_report?.cases ?? []).map((c) => `#   ${c.status.padEnd(8)} ${c.name}${c.message ? `: ${c.message.split('\n')[0]}` : ''}`);
   return [...head, ...(cases.length ? ['# test cases:', ...cases] : []), '', ...(r.logs[0] ? [r.logs[0]] : ['(no log was recorded)'])].join('\n');
@@ -350,8 +351,11 @@ export function registerAnnotator(engine: Engine): AnnotatorApi {
         if (!runDir) return undefined;
       }
       runDir = path.resolve(runDir);
-      if (!fs.existsSync(path.join(runDir, 'results.jsonl'))) {
-        void vscode.window.showErrorMessage(`XRepoTest: ${runDir} holds no results.jsonl. Pick a run folder made by "XRepoTest: Run a benchmark…" or \`xrepotest bench --run-dir\`.`);
+      // Ours, or a folder of the release's pipeline (results/<lang>/<mode>/<model>/), read as it is.
+      if (!['results.jsonl', 'detailed_results.jsonl'].some((f) => fs.existsSync(path.join(runDir!, f)))) {
+        void vscode.window.showErrorMessage(
+          `XRepoTest: ${runDir} holds no results.jsonl nor the release's detailed_results.jsonl. Pick a run folder made by "XRepoTest: Run a benchmark…" or \`xrepotest bench --run-dir\`, or a results/<lang>/<mode>/<model>/ folder of the release.`,
+        );
         return undefined;
       }
       if (!current) {

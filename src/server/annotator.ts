@@ -3,8 +3,8 @@ import type { CancellationToken } from 'vscode-languageserver/node';
 import { ANNOTATION_LABELS, AnnotationStore, defaultExportFile, exportAnnotatedResults, resultsFile } from '../engine/store/annotations';
 import { focalSourceIn, readCheckouts, rememberCheckout } from '../engine/store/checkout-map';
 import { repositoryLabelOf } from '../engine/tasks/task-path';
-import type { LineAt } from '../engine/store/jsonl-scan';
-import { readResultAt, scanResultRows } from '../engine/store/result-rows';
+import { readResultAt, scanResultRows, type ResultAt } from '../engine/store/result-rows';
+import { annotatedSourceOf, readReleaseResultAt, releaseLineRows, resultsOf, type ReleaseResultView } from '../engine/store/release-result-rows';
 import type { ResultRecord } from '../engine/store/results';
 import {
   ANNOTATOR_EXPORT,
@@ -28,11 +28,20 @@ import {
 } from '../shared/annotator-protocol';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
-import { engineAnnotationLabel, wireAnnotation, wireExportOutcome, wireFocalSource, wireResultRecord, wireResultRows } from './wire-mapping';
+import { engineAnnotationLabel, wireAnnotation, wireExportOutcome, wireFocalSource, wireReleaseResult, wireResultRecord, wireResultRows } from './wire-mapping';
 
 interface OpenRun {
-  index: Map<string, LineAt>;
+  index: Map<string, ResultAt>;
   store: AnnotationStore;
+  /** Our results.jsonl, or the release's detailed_results.jsonl (a folder of its pipeline). */
+  results: { file: string; harness: 'xrepotest' | 'release' };
+}
+
+/** A folder's results, or the refusal naming both files it looks for. */
+function resultsIn(runDir: string): NonNullable<ReturnType<typeof resultsOf>> {
+  const found = resultsOf(runDir, resultsFile(runDir));
+  if (!found) throw new Error(`${runDir} holds no results.jsonl nor the release's detailed_results.jsonl: pick a run folder made by "Run a benchmark" or \`xrepotest bench --run-dir\`, or a results/<lang>/<mode>/<model>/ folder of the release`);
+  return found;
 }
 
 function signalOf(token: CancellationToken): AbortSignal {
@@ -44,34 +53,39 @@ function signalOf(token: CancellationToken): AbortSignal {
 /** The annotator view's reads and writes of a run folder, here so a big run never loads in the extension host. */
 export function registerAnnotator({ connection }: ServerState): void {
   const runs = new Map<string, OpenRun>();
-  const recordOf = (runDir: string, key: string): ResultRecord => {
-    const at = runs.get(runDir)?.index.get(key);
-    if (!at) throw new Error(`no result ${key} in ${runDir}: reopen the run`);
-    return readResultAt(resultsFile(runDir), at);
+  const recordOf = (runDir: string, key: string): ResultRecord | ReleaseResultView => {
+    const run = runs.get(runDir);
+    const at = run?.index.get(key);
+    if (!run || !at) throw new Error(`no result ${key} in ${runDir}: reopen the run`);
+    return run.results.harness === 'release' ? readReleaseResultAt(run.results.file, at) : readResultAt(run.results.file, at);
   };
 
   onClientRequest(connection, ANNOTATOR_OPEN_RUN, async (p: OpenRunParams, token): Promise<OpenRunResult> => {
-    if (!fs.existsSync(resultsFile(p.runDir))) throw new Error(`${p.runDir} holds no results.jsonl: pick a run folder made by "Run a benchmark" or \`xrepotest bench --run-dir\``);
+    const results = resultsIn(p.runDir);
     runs.get(p.runDir)?.store.close();
     runs.delete(p.runDir);
     const store = AnnotationStore.open(p.runDir);
     const scan = await scanResultRows(
-      resultsFile(p.runDir),
+      results.file,
       (key) => store.get(key),
       (rows) => connection.sendNotification(ANNOTATOR_ROWS, { session: p.session, rows: wireResultRows(rows) } satisfies RowsNotification),
-      { signal: signalOf(token) },
+      { signal: signalOf(token), ...(results.harness === 'release' ? { lineRows: releaseLineRows(results.file) } : {}) },
     );
-    runs.set(p.runDir, { index: scan.index, store });
+    runs.set(p.runDir, { index: scan.index, store, results });
     return { rows: scan.rows, skipped: scan.skipped, labels: ANNOTATION_LABELS };
   });
 
-  onClientRequest(connection, ANNOTATOR_RESULT, (p: ResultParams): ResultResult => wireResultRecord(recordOf(p.runDir, p.key)));
+  onClientRequest(connection, ANNOTATOR_RESULT, (p: ResultParams): ResultResult => {
+    const r = recordOf(p.runDir, p.key);
+    return 'harness' in r.xrt ? wireReleaseResult(r as ReleaseResultView) : wireResultRecord(r as ResultRecord);
+  });
 
   onClientRequest(connection, ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
     const r = recordOf(p.runDir, p.key);
     const repository = repositoryLabelOf(r);
     const mapped = readCheckouts(p.runDir)[repository];
-    const extracted = r.repository?.path;
+    // Where the task was extracted: ours only (the release's rows name no checkout).
+    const extracted = 'repository' in r ? r.repository?.path : undefined;
     const checkout = [mapped, extracted].find((d) => d && fs.existsSync(d) && fs.statSync(d).isDirectory());
     return checkout ? wireFocalSource(focalSourceIn(checkout, r)) : { kind: 'ask', repository };
   });
@@ -93,7 +107,8 @@ export function registerAnnotator({ connection }: ServerState): void {
 
   onClientRequest(connection, ANNOTATOR_EXPORT, async (p: ExportParams, token): Promise<ExportResult> => {
     const file = p.out ?? defaultExportFile(p.runDir);
-    const outcome = await exportAnnotatedResults(p.runDir, file, signalOf(token));
+    resultsIn(p.runDir);
+    const outcome = await exportAnnotatedResults(p.runDir, file, signalOf(token), annotatedSourceOf(p.runDir));
     return { ...wireExportOutcome(outcome), file, bytes: fs.statSync(file).size };
   });
 }

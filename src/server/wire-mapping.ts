@@ -9,7 +9,9 @@ import type { EnvironmentReport } from '../engine/environment';
 import { ANNOTATION_LABELS, type Annotation, type AnnotationLabel, type ExportOutcome } from '../engine/store/annotations';
 import type { FocalSource } from '../engine/store/checkout-map';
 import type { ResultRow } from '../engine/store/result-rows';
-import type { ResultRecord, Summary } from '../engine/store/results';
+import type { ResultRecord } from '../engine/store/results';
+import type { ReleaseResultView } from '../engine/store/release-result-rows';
+import type { Summary } from '../engine/report/summary';
 import {
   WIRE_ANNOTATION_LABELS,
   type WireAnnotation,
@@ -26,6 +28,7 @@ import {
 export const wireEnvironment = (r: EnvironmentReport): WireEnvironmentReport => r;
 export const wireSummary = (s: Summary): WireSummary => s;
 export const wireResultRecord = (r: ResultRecord): WireResultRecord => r;
+export const wireReleaseResult = (r: ReleaseResultView): WireResultRecord => r;
 export const wireResultRows = (rows: ResultRow[]): WireResultRow[] => rows;
 export const wireAnnotation = (a: Annotation): WireAnnotation => a;
 export const wireFocalSource = (f: FocalSource): WireFocalSource => f;

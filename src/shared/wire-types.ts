@@ -54,21 +54,30 @@ export interface WireLspContext {
 
 // ── A benchmark's summary ─────────────────────────────────────────────────────────────────────
 
-/** One block of summary.json (the release's keys on its percentage scale, and ours). */
+/** One block of summary.json (the release's keys with its meanings, on its percentage scale, and ours). */
 export interface WireSummaryBlock {
+  /** Tasks, as in the release (METRICS.md item 11). */
   total_samples: number;
   compiled_rate: number;
   test_pass_rate: number;
   line_coverage: number;
   invocation_rate: number;
+  mutation_testing?: { mutation_tests_run: number; total_mutants_killed: number; total_mutants_count: number; avg_mutation_score: number; mutation_run_rate: number };
+  total_tasks: number;
+  /** N: the denominator of every rate. */
+  total_slots: number;
+  mutation_score?: number;
+  mutation_score_at_pass?: number | null;
   coverage_at_pass: number;
   passing_samples: number;
-  strict_invocation_rate: number;
-  /** Per failure category (and `none`), percent of the scored slots. */
+  /** Null where some slot's harness does not record it. */
+  strict_invocation_rate: number | null;
+  /** Per failure category (and `none`, `not_recorded`), percent of the scored slots. */
   failure_categories: Record<string, number>;
   baseline_samples: number;
   environment_samples: number;
   environment_reasons: Array<{ cause: string; reason: string; count: number }>;
+  scored_by: { xrepotest: number; release_harness: number };
 }
 
 export interface WireSummary extends WireSummaryBlock {
@@ -140,6 +149,9 @@ export interface WireResultRecord {
     failure_evidence: string | null;
     error: string | null;
     test_report: { cases: Array<{ name: string; status: string; message?: string }> };
+    /** Set for a response of the release's detailed_results.jsonl: who scored it, and what it did not record. */
+    harness?: 'release';
+    not_recorded?: string[];
   };
 }
 

@@ -30,9 +30,10 @@ function result(taskId: number, slot: Slot, extra: { fileContent?: string; reaso
     function_name: `F${taskId}`,
     file_path: `${repo}/f${taskId}.go`,
     focal_code: `func F${taskId}() {}`,
-    file_content: extra.fileContent ?? `package shop\n\nfunc F${taskId}() {}\n`,
+    file_content: extra.fileContent ?? `package shop\n\nfunc F${taskId}() {\n\tx := 1\n\t_ = x\n}\n`,
     language: 'go',
-    function_component: { name: `F${taskId}`, signature: `func F${taskId}()`, start_line: 3, end_line: 3 },
+    // Four lines, as many as the coverage below counts (a report refuses more lines than the function has).
+    function_component: { name: `F${taskId}`, signature: `func F${taskId}()`, start_line: 3, end_line: 6 },
     metadata: { class_name: '', class_signature: '' },
     repository: { name: repo, url: `/nowhere/${repo}`, commit: null },
     test: [`package shop // test of F${taskId}`],

@@ -123,13 +123,15 @@ describe('xrepotest run and report (bundled CLI, local executor)', function () {
     const report = cli(['report', results, '--format', 'json']);
     assert.equal(report.code, 0, report.stderr);
     const summary = JSON.parse(report.stdout);
-    assert.equal(summary.total_samples, 3);
+    // One task, three samples: total_samples counts the task as the release does, total_slots the three (METRICS.md item 11).
+    assert.equal(summary.total_samples, 1);
+    assert.equal(summary.total_slots, 3);
     assert.equal(summary.compiled_rate, 66.67);
     assert.equal(summary.test_pass_rate, 33.33);
     assert.equal(summary.invocation_rate, 66.67);
     assert.ok(summary.line_coverage > 0 && summary.line_coverage < 100);
-    assert.equal(summary.languages.php.total_samples, 3);
+    assert.equal(summary.languages.php.total_slots, 3);
     const text = cli(['report', results]);
-    assert.match(text.stdout, /^php +3 +66\.7 +33\.3/m);
+    assert.match(text.stdout, /^php +1 +3 +66\.7 +33\.3/m, 'tasks, slots, CSR, TPR');
   });
 });

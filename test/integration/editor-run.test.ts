@@ -8,7 +8,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import { loadResults } from '../../src/engine/report/load';
 import { readCheckouts } from '../../src/engine/store/checkout-map';
-import { summarizeByLanguage, type ResultRecord } from '../../src/engine/store/results';
+import type { ResultRecord } from '../../src/engine/store/results';
+import { summarizeByLanguage } from '../../src/engine/report/summary';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../src/shared/protocol';
 import { REPAIR_CANDIDATE, RUN_CANDIDATE, SCORE_FUNCTION, REGENERATE_CANDIDATE, type ScoreFunctionResult } from '../../src/shared/scoring-protocol';
 import { EditorRunFolder } from '../../src/server/editor-run';
@@ -141,13 +142,13 @@ describe('the editor keeps what it scores: a run folder in the extension storage
     const loaded = await loadResults([runDir]);
     assert.equal(loaded.results.length, 3);
     assert.deepEqual(loaded.problems, []);
-    assert.equal(summarizeByLanguage(loaded.results).languages.go.total_samples, 3);
+    assert.equal(summarizeByLanguage(loaded.results).languages.go.total_slots, 3);
 
     // `report` reads the folder like a benchmark's (the CLI: `npm run build` first).
     const r = spawnSync(process.execPath, [CLI, 'report', runDir, '--format', 'json'], { encoding: 'utf8' });
     assert.equal(r.status, 0, r.stderr);
-    const report = JSON.parse(r.stdout) as { total_samples: number; languages: Record<string, { total_samples: number }> };
-    assert.equal(report.total_samples, 3);
-    assert.equal(report.languages.go.total_samples, 3);
+    const report = JSON.parse(r.stdout) as { total_slots: number; languages: Record<string, { total_slots: number }> };
+    assert.equal(report.total_slots, 3);
+    assert.equal(report.languages.go.total_slots, 3);
   });
 });

@@ -10,7 +10,8 @@ import { focalPathInRepo } from '../../src/engine/execute/sandbox';
 import { buildReport } from '../../src/engine/report/report';
 import { reportHtml } from '../../src/engine/report/html';
 import { reportMarkdown } from '../../src/engine/report/markdown';
-import { summarizeByLanguage, toResultRecord } from '../../src/engine/store/results';
+import { toResultRecord } from '../../src/engine/store/results';
+import { summarizeByLanguage } from '../../src/engine/report/summary';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { fixtureTask, generatedTest } from '../helpers/evaluate';
 import { CLI, fixture } from '../helpers/paths';
@@ -76,7 +77,8 @@ describe('the environment verdict: harness failures are not the test\'s', functi
     );
     const summary = summarizeByLanguage(records);
     // N is the two scored slots: CSR 2/2, TPR 1/2; the three environment slots are counted apart.
-    assert.equal(summary.total_samples, 2);
+    assert.equal(summary.total_slots, 2);
+    assert.equal(summary.total_samples, 1, 'one task, as the release counts total_samples (METRICS.md item 11)');
     assert.equal(summary.compiled_rate, 100);
     assert.equal(summary.test_pass_rate, 50);
     assert.equal(summary.environment_samples, 3);

@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { comparisonHtml, reportHtml } from '../../src/engine/report/html';
 import { buildComparisonReport, buildReport } from '../../src/engine/report/report';
+import { toSlot } from '../../src/engine/report/slots';
 import { ALL } from '../../src/engine/report/tables';
 import type { ResultRecord } from '../../src/engine/store/results';
 import { REPO_ROOT } from '../helpers/paths';
@@ -145,7 +146,7 @@ describe('report: the HTML file in headless Chromium', function () {
   it('renders a comparison with its table and chart', async () => {
     const a = run('go', 30, 6).concat(run('php', 30, 10));
     const b = run('go', 30, 18).concat(run('php', 30, 11));
-    const cmp = buildComparisonReport({ label: 'model-a', results: a }, { label: 'model-b', results: b }, { resamples: 1000 });
+    const cmp = buildComparisonReport({ label: 'model-a', slots: a.map(toSlot) }, { label: 'model-b', slots: b.map(toSlot) }, { resamples: 1000 });
     const file = path.join(dir, 'compare.html');
     fs.writeFileSync(file, comparisonHtml(cmp));
     const browser = await launch();

@@ -346,7 +346,7 @@ describe('report: JSON, Markdown and the command', () => {
     } finally {
       (process.stdout as { write: unknown }).write = orig;
     }
-    assert.match(writes[0], /^go +6 +50\.0 +50\.0/m);
+    assert.match(writes[0], /^go +6 +6 +50\.0 +50\.0/m);
     assert.equal(JSON.parse(writes[1]).total_samples, 15);
   });
 

@@ -1,7 +1,8 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import gammainc from '@stdlib/math-base-special-gammainc';
 import { bootstrapRatios, seedFor, type BootstrapOptions } from './bootstrap';
-import { groupBy, type Slot } from './slots';
+import { scoredBy } from './harness-notes';
+import { groupBy, type Harness, type Slot } from './slots';
 import { ALL } from './tables';
 
 /** Below this many discordant pairs the chi-square approximation is poor: use the exact binomial test. */
@@ -79,6 +80,9 @@ export interface Comparison {
   /** Whether either side has baseline slots: then that side is a lower bound. */
   baselineA: boolean;
   baselineB: boolean;
+  /** Which harness scored each side (harness-notes.ts `scoredBy`): ours, the release's, or both. */
+  scoredByA: string;
+  scoredByB: string;
 }
 
 export interface CompareOptions extends BootstrapOptions {
@@ -156,7 +160,15 @@ export function compareRuns(a: readonly Slot[], b: readonly Slot[], opts: Compar
     duplicatesB: B.duplicates,
     baselineA: a.some((s) => s.baseline),
     baselineB: b.some((s) => s.baseline),
+    scoredByA: scoredBy(harnessCounts(a)),
+    scoredByB: scoredBy(harnessCounts(b)),
   };
+}
+
+export function harnessCounts(slots: readonly Slot[]): Record<Harness, number> {
+  const h: Record<Harness, number> = { xrepotest: 0, release: 0 };
+  for (const s of slots) if (!s.environment) h[s.harness]++;
+  return h;
 }
 
 /** The paper's significance stars (Table A.9). */

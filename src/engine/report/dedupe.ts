@@ -17,15 +17,21 @@ export interface DedupedResults {
   dropped: number;
 }
 
+/** One item per key, the last one kept, in the order the kept items were written. */
+export function dedupeLast<T>(items: readonly T[], key: (t: T) => string): { kept: T[]; dropped: number } {
+  const last = new Map<string, number>();
+  items.forEach((t, i) => last.set(key(t), i));
+  const kept = items.filter((t, i) => last.get(key(t)) === i);
+  return { kept, dropped: items.length - kept.length };
+}
+
 /** One row per slot, the last one kept, in the order the kept rows were written. */
 export function dedupeSlots(results: readonly ResultRecord[]): DedupedResults {
-  const last = new Map<string, number>();
-  results.forEach((r, i) => last.set(slotKey(r), i));
-  const kept = results.filter((r, i) => last.get(slotKey(r)) === i);
-  return { results: kept, dropped: results.length - kept.length };
+  const { kept, dropped } = dedupeLast(results, slotKey);
+  return { results: kept, dropped };
 }
 
 /** The line said when rows were dropped. */
 export function duplicatesNote(dropped: number): string {
-  return `dropped ${dropped} duplicate result row${dropped === 1 ? '' : 's'} (same task, sample and round of the same provider, model and mode; the last row of each is kept)`;
+  return `dropped ${dropped} duplicate result row${dropped === 1 ? '' : 's'} (same task, sample and round of the same provider, model and mode, or the same task_id in one release file or that file given twice; the last row of each is kept)`;
 }

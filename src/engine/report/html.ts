@@ -1,6 +1,7 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
 import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
+import { differenceFor, itemRef, releaseNote, scoredBy } from './harness-notes';
 import type { ComparisonReport, Report } from './report';
 import { escapeHtml as h, groupedBarChart, stackedBarChart, type Series } from './svg';
 import { ALL, FAILURE_ROW_LABELS, type FailureTable, type InvocationGapTable, type MetricTable } from './tables';
@@ -148,6 +149,14 @@ ${body}
 `;
 }
 
+/** Who scored the slots, what the release's harness does not record, and N's difference, before any number. */
+function harnessNotice(report: Report): string {
+  const t = report.totals;
+  const lines = [`Scored by ${scoredBy(t.harnesses)}.${t.harnesses.release ? ` ${releaseNote(t.harnesses.release, t.slots)}` : ''}`];
+  for (const d of differenceFor(report.differences, 'n')) lines.push(`Differs from the release's harness: ${d.text}${itemRef(d)}`);
+  return `<div id="harness">${lines.map((l) => `<p class="muted">${h(l)}</p>`).join('')}</div>`;
+}
+
 function baselineNotice(slots: number, total: number): string {
   return slots ? `<p class="notice" role="note" id="baseline-notice"><strong>${slots} of ${total} slots come from the offline baseline provider: a lower bound, not a model's result.</strong> ${h(BASELINE_LEGEND)}</p>` : '';
 }
@@ -193,10 +202,36 @@ function overview(report: Report): string {
 function glossary(report: Report): string {
   const s = report.statistics;
   return `<section id="method"><h2>How to read this report</h2><ul>${metricsShown(report)
-    .map((m) => `<li><strong>${h(METRIC_LABELS[m])}</strong>: ${h(METRIC_DESCRIPTIONS[m])}</li>`)
+    .map(
+      (m) =>
+        `<li><strong>${h(METRIC_LABELS[m])}</strong>: ${h(METRIC_DESCRIPTIONS[m])}${differenceFor(report.differences, m)
+          .map((d) => `. <em>Differs from the release's harness:</em> ${h(d.text + itemRef(d))}`)
+          .join('')}</li>`,
+    )
     .join('')}</ul><p class="muted">Every rate divides by all slots: a slot with no build counts as 0. Intervals: ${Math.round(s.level * 100)}% ${h(s.method)}; ${s.resamples} resamples, seed ${s.seed}.${
     report.totals.mutationRan ? '' : ' MS and MS@Pass are not shown: mutation testing did not run for any slot.'
   }</p></section>`;
+}
+
+/** Each release summary.json read with the rows, key for key against what its rows give. */
+function releaseSummariesHtml(report: Report): string {
+  if (!report.releaseSummaries.length) return '';
+  const num = (x: number | null): string => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(4));
+  const tables = report.releaseSummaries.map((s) => {
+    if (!s.check) {
+      const rows = Object.entries(s.summary).filter(([, v]) => typeof v === 'number').map(([k, v]) => `<tr><td class="name">${h(k)}</td><td>${num(v as number)}</td></tr>`);
+      return `<p class="muted"><code>${h(s.file)}</code>: no detailed_results.jsonl beside it was loaded; shown as given.</p><table><thead><tr><th class="name">Key</th><th>summary.json</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+    }
+    const bad = s.check.filter((c) => !c.agrees).length;
+    const rows = s.check.map((c) => `<tr data-key="${h(c.key)}"${c.agrees ? '' : ' class="differs"'}><td class="name">${h(c.key)}</td><td>${num(c.summary)}</td><td>${num(c.rows)}</td><td class="name">${c.agrees ? 'agrees' : '<strong>differs</strong>'}</td></tr>`);
+    return `<p class="muted"><code>${h(s.file)}</code> against its rows <code>${h(s.rowsFile ?? '')}</code>: <strong>${bad ? `${bad} key(s) differ` : 'every key agrees'}</strong>.</p><table><thead><tr><th class="name">Key</th><th>summary.json</th><th>From its rows</th><th class="name"></th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
+  });
+  return section(
+    'release-summaries',
+    "The release's summary.json, key for key",
+    'What the harness wrote, and what its formulas give for the rows loaded here (total_samples counts tasks; rates are percent of tasks × responses; avg_mutation_score is its micro average, 0..1).',
+    ...tables,
+  );
 }
 
 function reportSections(report: Report): string[] {
@@ -221,14 +256,15 @@ function reportSections(report: Report): string[] {
       : []),
     section('invocation-gap', t.invocationGap.title, t.invocationGap.description, invocationGapHtml(t.invocationGap)),
     section('repositories', t.repositories.title, t.repositories.description, metricTableHtml(t.repositories, metrics)),
+    releaseSummariesHtml(report),
   );
-  return out;
+  return out.filter(Boolean);
 }
 
 export function reportHtml(report: Report): string {
   const t = report.totals;
   const lede = `${t.slots} slots in ${t.languages.join(', ') || 'no language'}; modes: ${t.modes.join(', ') || '—'}; models: ${t.models.join(', ') || '—'}.`;
-  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), environmentSectionHtml(report), ...reportSections(report), glossary(report)].filter(Boolean);
+  const body = [`<header><h1>${h(report.label)}</h1><p class="muted">${h(lede)}</p>${harnessNotice(report)}${baselineNotice(t.baselineSlots, t.slots)}</header>`, overview(report), environmentSectionHtml(report), ...reportSections(report), glossary(report)].filter(Boolean);
   return page(report.label, body.join('\n'));
 }
 
@@ -268,6 +304,9 @@ export function comparisonHtml(cmp: ComparisonReport): string {
     `McNemar's test on paired pass/fail (exact binomial below 25 discordant pairs, else χ² with continuity correction); p-values Holm-Bonferroni adjusted over the ${c.rows.length} test(s) shown; α = ${c.alpha}. *** p < 0.001, ** p < 0.01, * p < 0.05, ns: not significant.`,
     `Paired by ${c.pairedBy === 'id' ? 'stable task id' : 'language and task_id'} + sample + round; unpaired slots: ${c.unpairedA} in ${a.label}, ${c.unpairedB} in ${b.label}.`,
     ...(c.duplicatesA || c.duplicatesB ? [`Repeated pairing keys (only the first slot used): ${c.duplicatesA} in ${a.label}, ${c.duplicatesB} in ${b.label}.`] : []),
+    `A = ${a.label}, scored by ${c.scoredByA}; B = ${b.label}, scored by ${c.scoredByB}.`,
+    ...cmp.differences.map((d) => `Differs from the release's harness: ${d.text}${itemRef(d)}`),
+    ...cmp.runs.flatMap((run) => (run.totals.harnesses.release ? [`${run.label}: ${releaseNote(run.totals.harnesses.release, run.totals.slots)}`] : [])),
   ];
   const body = [
     `<header><h1>${h(title)}</h1>${baselineNotice(a.totals.baselineSlots, a.totals.slots)}${baselineNotice(b.totals.baselineSlots, b.totals.slots)}</header>`,

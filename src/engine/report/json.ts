@@ -1,4 +1,4 @@
-import type { Summary } from '../store/results';
+import type { Summary } from './summary';
 import type { ComparisonReport, Report } from './report';
 
 /** Bumped when a key changes meaning, so consumers can tell. */
@@ -16,6 +16,7 @@ export function comparisonJson(cmp: ComparisonReport, summaries: [Summary, Summa
   return {
     schema: REPORT_SCHEMA,
     comparison: cmp.comparison,
+    differences: cmp.differences,
     runs: cmp.runs.map((report, i) => ({ label: report.label, ...summaries[i], report })),
   };
 }

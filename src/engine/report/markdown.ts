@@ -1,6 +1,7 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
 import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
+import { differenceFor, itemRef, releaseNote, scoredBy, type HarnessDifference } from './harness-notes';
 import type { ComparisonReport, Report } from './report';
 import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
 
@@ -80,6 +81,8 @@ function header(report: Report): string {
     `Every rate divides by all slots (a slot that did not build counts as 0); Cov@Pass and MS@Pass divide by passing slots. ` +
       `Intervals: ${Math.round(report.statistics.level * 100)}% ${report.statistics.method}; ${report.statistics.resamples} resamples, seed ${report.statistics.seed}.`,
   ];
+  lines.push('', `Scored by ${scoredBy(t.harnesses)}.${t.harnesses.release ? ` ${releaseNote(t.harnesses.release, t.slots)}` : ''}`);
+  for (const d of differenceFor(report.differences, 'n')) lines.push('', `*Differs from the release's harness:* ${d.text}${itemRef(d)}`);
   if (!t.mutationRan) lines.push('', 'MS and MS@Pass are not shown: mutation testing did not run for any slot.');
   if (t.baselineSlots) lines.push('', `**${t.baselineSlots} of ${t.slots} slots come from the offline baseline provider: a lower bound, not a model's result.** ${BASELINE_LEGEND}`);
   return lines.join('\n');
@@ -96,22 +99,42 @@ export function environmentMarkdown(report: Report): string | null {
   );
 }
 
-function metricGlossary(metrics: readonly MetricId[]): string {
-  return metrics.map((m) => `- **${METRIC_LABELS[m]}**: ${METRIC_DESCRIPTIONS[m]}`).join('\n');
+/** Each metric shown, what it is and, beside it, where it differs from the release's harness. */
+function metricGlossary(metrics: readonly MetricId[], differences: readonly HarnessDifference[]): string {
+  return metrics
+    .map((m) => `- **${METRIC_LABELS[m]}**: ${METRIC_DESCRIPTIONS[m]}${differenceFor(differences, m).map((d) => `. *Differs from the release's harness:* ${d.text}${itemRef(d)}`).join('')}`)
+    .join('\n');
+}
+
+/** Each release summary.json read with the rows, key for key against what its rows give. */
+export function releaseSummariesMarkdown(report: Report): string | null {
+  if (!report.releaseSummaries.length) return null;
+  const num = (x: number | null): string => (x === null ? '—' : Number.isInteger(x) ? String(x) : x.toFixed(4));
+  const parts = report.releaseSummaries.map((s) => {
+    if (!s.check) return `\`${esc(s.file)}\`: no detailed_results.jsonl beside it was loaded; shown as given.\n\n${table(['Key', 'summary.json'], Object.entries(s.summary).filter(([, v]) => typeof v === 'number').map(([k, v]) => [esc(k), num(v as number)]))}`;
+    const bad = s.check.filter((c) => !c.agrees).length;
+    return (
+      `\`${esc(s.file)}\` against its rows \`${esc(s.rowsFile ?? '')}\`: **${bad ? `${bad} key(s) differ` : 'every key agrees'}**.\n\n` +
+      table(['Key', 'summary.json', 'From its rows', ''], s.check.map((c) => [esc(c.key), num(c.summary), num(c.rows), c.agrees ? 'agrees' : '**differs**']))
+    );
+  });
+  return `## The release's summary.json, key for key\n\nWhat the harness wrote, and what its formulas give for the rows loaded here (total_samples counts tasks; rates are percent of tasks × responses; avg_mutation_score is its micro average, 0..1).\n\n${parts.join('\n\n')}`;
 }
 
 export function reportMarkdown(report: Report): string {
   const metrics = metricsShown(report);
   const t = report.tables;
   const environment = environmentMarkdown(report);
-  const parts = [header(report), ...(environment ? [environment] : []), metricGlossary(metrics), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
+  const parts = [header(report), ...(environment ? [environment] : []), metricGlossary(metrics, report.differences), metricTableMarkdown(t.languages, metrics), metricTableMarkdown(t.modes, metrics)];
   if (t.models) parts.push(metricTableMarkdown(t.models, metrics));
   if (t.improvement) parts.push(improvementMarkdown(report, t.improvement));
   parts.push(failureTableMarkdown(t.failures), invocationGapMarkdown(t.invocationGap), metricTableMarkdown(t.repositories, metrics));
+  const summaries = releaseSummariesMarkdown(report);
+  if (summaries) parts.push(summaries);
   return parts.join('\n\n') + '\n';
 }
 
-export function comparisonTableMarkdown(c: Comparison): string {
+export function comparisonTableMarkdown(c: Comparison, differences: readonly HarnessDifference[] = []): string {
   const head = ['Language', 'Pairs', `TPR ${esc(c.labelA)}`, `TPR ${esc(c.labelB)}`, 'Δ (B − A) [95% CI]', 'Only A passes', 'Only B passes', 'Test', 'Statistic', 'p', 'p (Holm)', ''];
   const rows = c.rows.map((r) => [
     esc(r.language),
@@ -130,6 +153,8 @@ export function comparisonTableMarkdown(c: Comparison): string {
   const notes = [
     `McNemar's test on paired pass/fail (exact binomial below 25 discordant pairs, else χ² with continuity correction); p-values Holm-Bonferroni adjusted over the ${c.rows.length} test(s) shown; α = ${c.alpha}. *** p < 0.001, ** p < 0.01, * p < 0.05, ns: not significant.`,
     `Paired by ${c.pairedBy === 'id' ? 'stable task id' : 'language and task_id'} + sample + round; unpaired slots: ${c.unpairedA} in ${esc(c.labelA)}, ${c.unpairedB} in ${esc(c.labelB)}.`,
+    `A = ${esc(c.labelA)}, scored by ${esc(c.scoredByA)}; B = ${esc(c.labelB)}, scored by ${esc(c.scoredByB)}.`,
+    ...differences.map((d) => `*Differs from the release's harness:* ${esc(d.text)}${itemRef(d)}`),
   ];
   if (c.duplicatesA || c.duplicatesB) notes.push(`Repeated pairing keys (only the first slot used): ${c.duplicatesA} in ${esc(c.labelA)}, ${c.duplicatesB} in ${esc(c.labelB)}; compare one model and mode per run.`);
   for (const [flag, label] of [
@@ -143,11 +168,12 @@ export function comparisonTableMarkdown(c: Comparison): string {
 
 export function comparisonMarkdown(cmp: ComparisonReport): string {
   const [a, b] = cmp.runs;
-  const parts = [`# Comparison: ${esc(a.label)} vs ${esc(b.label)}`, comparisonTableMarkdown(cmp.comparison)];
+  const parts = [`# Comparison: ${esc(a.label)} vs ${esc(b.label)}`, comparisonTableMarkdown(cmp.comparison, cmp.differences)];
   for (const run of cmp.runs) {
     const t = { ...run.tables.languages, title: `${esc(run.label)}: per language` };
     parts.push(metricTableMarkdown(t, metricsShown(run)));
     if (run.totals.baselineSlots) parts.push(`${run.totals.baselineSlots} of ${run.totals.slots} slots come from the offline baseline provider. ${BASELINE_LEGEND}`);
+    if (run.totals.harnesses.release) parts.push(esc(releaseNote(run.totals.harnesses.release, run.totals.slots)));
   }
   return parts.join('\n\n') + '\n';
 }

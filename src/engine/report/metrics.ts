@@ -116,12 +116,16 @@ const round2 = (x: number): number => Math.round(x * 10000) / 100;
 
 /**
  * Every metric of one group with its percentile interval; `key` names the group so its resamples
- * are seeded on their own. Null where the metric has no denominator (no passing slot) or where
- * mutation testing never ran.
+ * are seeded on their own. Null where the metric has no denominator (no passing slot), where
+ * mutation testing never ran, or (strict IR) where a slot's harness does not record it.
  */
 export function estimateMetrics(slots: readonly Slot[], key: string, opts: EstimateOptions): GroupEstimates {
   const cols = metricColumns(slots);
-  const ids = [...METRIC_IDS.filter((m) => metricRan(m, { mutationRan: opts.mutation, improvementRan: opts.improvement })), ...GAP_IDS];
+  // The strict check is not recorded by every harness (the release's): unknown for the group, never 0.
+  const strictKnown = slots.every((s) => s.invokedStrict !== null);
+  const ids = [...METRIC_IDS.filter((m) => metricRan(m, { mutationRan: opts.mutation, improvementRan: opts.improvement })), ...GAP_IDS].filter(
+    (m) => strictKnown || (m !== 'irStrict' && m !== 'notInvokedStrict'),
+  );
   const intervals = bootstrapRatios(
     ids.map((m) => cols[m]),
     { ...opts, seed: seedFor(opts.seed ?? 0, key) },

@@ -1,8 +1,10 @@
 import { environmentReasons, type ResultRecord } from '../store/results';
 import { DEFAULT_LEVEL, DEFAULT_RESAMPLES, DEFAULT_SEED } from './bootstrap';
-import { compareRuns, type Comparison } from './compare';
+import { compareRuns, harnessCounts, type Comparison } from './compare';
 import { createEstimator, type EstimateOptions } from './metrics';
-import { groupBy, toSlot, type Slot } from './slots';
+import type { ReleaseSummaryInput } from './release-summary';
+import { comparisonDifferences, harnessDifferences, releaseNote, type HarnessDifference } from './harness-notes';
+import { groupBy, toSlot, type Harness, type Slot } from './slots';
 import {
   failureTable,
   improvementTable,
@@ -19,6 +21,8 @@ import {
 export interface ReportOptions {
   /** Shown as the report's title and in comparisons. */
   label?: string;
+  /** The release's summary.json files read with the rows, each checked against its rows (release-summary.ts). */
+  releaseSummaries?: ReleaseSummaryInput[];
   resamples?: number;
   seed?: number;
   level?: number;
@@ -53,6 +57,8 @@ export interface Report {
     models: string[];
     repositories: number;
     baselineSlots: number;
+    /** Slots in N per harness that scored them: ours, or the release's (its detailed_results.jsonl). */
+    harnesses: Record<Harness, number>;
     /** Whether any slot carries a mutation result; MS is "not run" otherwise. */
     mutationRan: boolean;
     /** Whether any slot carries an improved suite (improvement rounds); the improved metrics are "not run" otherwise. */
@@ -73,6 +79,9 @@ export interface Report {
     improvement: MetricTable | null;
   };
   environment: EnvironmentSection;
+  /** Where these numbers differ from the release's harness (METRICS.md), each with the number it touches. */
+  differences: HarnessDifference[];
+  releaseSummaries: ReleaseSummaryInput[];
 }
 
 function statistics(opts: ReportOptions): StatisticsNote {
@@ -123,6 +132,8 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
   const estimate = createEstimator(slots, est);
   const modelModes = new Set(slots.map((s) => `${s.model}\u0000${s.mode}`));
   const baselineSlots = slots.filter((s) => s.baseline).length;
+  const harnesses = harnessCounts(slots);
+  if (harnesses.release) notes.push(releaseNote(harnesses.release, slots.length));
   return {
     label: opts.label ?? 'XRepoTest results',
     notes: [
@@ -139,6 +150,7 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       models: distinct(slots.map((s) => s.model)),
       repositories: new Set(slots.map((s) => `${s.language}/${s.repository}`)).size,
       baselineSlots,
+      harnesses,
       mutationRan,
       improvementRan,
       improvedSlots: slots.filter((s) => (s.suite?.tests ?? 1) > 1).length,
@@ -154,6 +166,8 @@ export function buildReportFromSlots(input: readonly Slot[], opts: ReportOptions
       improvement: improvementRan ? improvementTable(slots, estimate) : null,
     },
     environment,
+    differences: harnessDifferences({ languages: distinct(slots.map((s) => s.language)), harnesses, mutation: mutationRan }),
+    releaseSummaries: opts.releaseSummaries ?? [],
   };
 }
 
@@ -165,18 +179,20 @@ export function buildReport(results: readonly ResultRecord[], opts: ReportOption
 export interface ComparisonReport {
   comparison: Comparison;
   runs: [Report, Report];
+  /** The paired test's difference from the release's code, and whether the runs were scored by different harnesses. */
+  differences: HarnessDifference[];
 }
 
 export function buildComparisonReport(
-  a: { label: string; results: readonly ResultRecord[] },
-  b: { label: string; results: readonly ResultRecord[] },
+  a: { label: string; slots: readonly Slot[] },
+  b: { label: string; slots: readonly Slot[] },
   opts: Omit<ReportOptions, 'label'> & { alpha?: number } = {},
 ): ComparisonReport {
-  const sa = a.results.map(toSlot);
-  const sb = b.results.map(toSlot);
   const stats = statistics(opts);
+  const runs: [Report, Report] = [buildReportFromSlots(a.slots, { ...opts, label: a.label }), buildReportFromSlots(b.slots, { ...opts, label: b.label })];
   return {
-    comparison: compareRuns(sa, sb, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
-    runs: [buildReportFromSlots(sa, { ...opts, label: a.label }), buildReportFromSlots(sb, { ...opts, label: b.label })],
+    differences: comparisonDifferences(runs[0].totals.harnesses, runs[1].totals.harnesses, [a.label, b.label]),
+    comparison: compareRuns(a.slots, b.slots, { labelA: a.label, labelB: b.label, alpha: opts.alpha, resamples: stats.resamples, seed: stats.seed, level: stats.level }),
+    runs,
   };
 }

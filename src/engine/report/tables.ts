@@ -40,7 +40,7 @@ function metricRow(slots: readonly Slot[], group: Record<string, string>, estima
   };
 }
 
-type Field = 'language' | 'mode' | 'model' | 'repository';
+type Field = 'language' | 'mode' | 'model' | 'repository' | 'harness';
 
 /**
  * Rows for every combination of `fields`, the last field also pooled as `all` when it has several
@@ -93,12 +93,14 @@ export function modeTable(slots: readonly Slot[], estimate: Estimator): MetricTa
 }
 
 export function modelModeTable(slots: readonly Slot[], estimate: Estimator): MetricTable {
+  // The same model scored by both harnesses is two rows, never one mixed row.
+  const fields: Field[] = new Set(slots.map((s) => s.harness)).size > 1 ? ['harness', 'model', 'mode', 'language'] : ['model', 'mode', 'language'];
   return {
     id: 'models',
     title: 'Per model and mode',
-    description: 'Each (model, context mode) per language.',
-    groupBy: ['model', 'mode', 'language'],
-    rows: nestedRows(slots, ['model', 'mode', 'language'], estimate),
+    description: `Each (model, context mode) per language${fields[0] === 'harness' ? ', per harness that scored it' : ''}.`,
+    groupBy: fields,
+    rows: nestedRows(slots, fields, estimate),
   };
 }
 
@@ -112,13 +114,17 @@ export function repositoryTable(slots: readonly Slot[], estimate: Estimator): Me
   };
 }
 
-/** 'none': passed without failure (the paper's "No Error / Pass"); 'unclassified': failed, no rule matched. */
-export type FailureRowId = FailureCategory | 'none' | 'unclassified';
+/**
+ * 'none': passed without failure (the paper's "No Error / Pass"); 'unclassified': failed, no rule
+ * matched; 'unrecorded': failed, scored by a harness that records no category (the release's).
+ */
+export type FailureRowId = FailureCategory | 'none' | 'unclassified' | 'unrecorded';
 
 export const FAILURE_ROW_LABELS: Record<FailureRowId, string> = {
   ...FAILURE_CATEGORY_LABELS,
   none: 'No Error / Pass',
   unclassified: 'Unclassified failure',
+  unrecorded: "Failed, category not recorded (the release's harness)",
 };
 
 export interface FailureColumn {
@@ -138,7 +144,8 @@ export interface FailureTable {
 
 export function failureRowOf(s: Slot): FailureRowId {
   if (s.failure) return s.failure;
-  return s.passed ? 'none' : 'unclassified';
+  if (s.passed) return 'none';
+  return s.failureRecorded ? 'unclassified' : 'unrecorded';
 }
 
 const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
@@ -154,14 +161,14 @@ export function failureTable(slots: readonly Slot[]): FailureTable {
   }
   if (columns.length > 1) columns.push({ group: Object.fromEntries(fields.map((f) => [f, ALL])), members: slots });
   // 'environment' slots are not in N: the report lists them on their own.
-  const ids = [...(Object.keys(FAILURE_CATEGORY_LABELS) as FailureCategory[]).filter((c) => c !== 'environment'), 'none', 'unclassified'] as FailureRowId[];
+  const ids = [...(Object.keys(FAILURE_CATEGORY_LABELS) as FailureCategory[]).filter((c) => c !== 'environment'), 'none', 'unclassified', 'unrecorded'] as FailureRowId[];
   const rows = ids
     .map((category) => {
       const counts = columns.map((c) => c.members.filter((s) => failureRowOf(s) === category).length);
       return { category, label: FAILURE_ROW_LABELS[category], counts, shares: counts.map((n, i) => pct(n, columns[i].members.length)) };
     })
-    // "Unclassified" exists to keep columns summing to 100 %; it is noise when empty.
-    .filter((r) => r.category !== 'unclassified' || r.counts.some((n) => n > 0));
+    // "Unclassified" and "unrecorded" exist to keep columns summing to 100 %; they are noise when empty.
+    .filter((r) => (r.category !== 'unclassified' && r.category !== 'unrecorded') || r.counts.some((n) => n > 0));
   return {
     id: 'failures',
     title: 'Failure categories',
@@ -172,7 +179,8 @@ export function failureTable(slots: readonly Slot[]): FailureTable {
 }
 
 export interface Share {
-  count: number;
+  /** Null where a slot's harness does not record what is counted (the strict check, for the release's). */
+  count: number | null;
   /** Percent of the row's passing slots, with its bootstrap interval; null when nothing passed. */
   value: number | null;
   low: number | null;
@@ -199,14 +207,14 @@ export interface InvocationGapTable {
 
 function gapRow(slots: readonly Slot[], language: string, estimate: Estimator): InvocationGapRow {
   const { gap } = estimate(slots);
-  const share = (count: number, e: Estimate | null): Share => ({ count, value: e?.value ?? null, low: e?.low ?? null, high: e?.high ?? null });
+  const share = (count: number | null, e: Estimate | null): Share => ({ count, value: e?.value ?? null, low: e?.low ?? null, high: e?.high ?? null });
   return {
     language,
     slots: slots.length,
     passing: slots.filter((s) => s.passed).length,
     baseline: baselineShare(slots),
     notInvoked: share(slots.filter((s) => s.passed && !s.invoked).length, gap.notInvoked),
-    notInvokedStrict: share(slots.filter((s) => s.passed && !s.invokedStrict).length, gap.notInvokedStrict),
+    notInvokedStrict: share(slots.some((s) => s.invokedStrict === null) ? null : slots.filter((s) => s.passed && !s.invokedStrict).length, gap.notInvokedStrict),
   };
 }
 

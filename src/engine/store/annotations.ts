@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isResultRecord } from '../report/load';
+import { isResultRecord } from '../report/our-rows';
 import { AppendLog } from './append-log';
 import { scanJsonl } from './jsonl-scan';
 import type { ResultRecord } from './results';
@@ -100,13 +100,36 @@ export interface ExportOutcome {
   orphaned: number;
 }
 
+/** One line of a results file with its annotations, and the result keys it holds; null: not a result line. */
+export type AnnotateLine = (value: unknown, store: AnnotationStore) => { text: string; keys: string[]; annotated: number } | null;
+
+const annotationOf = (a: Annotation | undefined): Pick<Annotation, 'label' | 'note' | 'time'> | null => (a ? { label: a.label, note: a.note, time: a.time } : null);
+
+/** Our results.jsonl: each record with `xrt.annotation` ({label, note, time}, or null). */
+export const annotateOurLine: AnnotateLine = (value, store) => {
+  if (!isResultRecord(value)) return null;
+  const key = resultKey(value);
+  const annotation = annotationOf(store.get(key));
+  return { text: JSON.stringify({ ...value, xrt: { ...value.xrt, annotation } }), keys: [key], annotated: annotation ? 1 : 0 };
+};
+
+export interface AnnotatedSource {
+  file: string;
+  annotate: AnnotateLine;
+}
+
 /**
- * The run's results as they are, each with `xrt.annotation` ({label, note, time}, or null), streamed
- * record by record to `sink` (results.jsonl of a big run is hundreds of MB).
+ * The run's results as they are, each with its annotations (ours: `xrt.annotation`), streamed record
+ * by record to `sink` (results.jsonl of a big run is hundreds of MB).
  */
-export async function writeAnnotatedResults(runDir: string, sink: NodeJS.WritableStream, signal?: AbortSignal): Promise<ExportOutcome> {
-  const file = resultsFile(runDir);
-  if (!fs.existsSync(file)) throw new Error(`${runDir} holds no results.jsonl: give a run folder made by \`xrepotest bench --run-dir\``);
+export async function writeAnnotatedResults(
+  runDir: string,
+  sink: NodeJS.WritableStream,
+  signal?: AbortSignal,
+  source: AnnotatedSource = { file: resultsFile(runDir), annotate: annotateOurLine },
+): Promise<ExportOutcome> {
+  const file = source.file;
+  if (!fs.existsSync(file)) throw new Error(`${runDir} holds no ${path.basename(file)}: give a run folder made by \`xrepotest bench --run-dir\``);
   const store = AnnotationStore.open(runDir);
   store.close();
   const seen = new Set<string>();
@@ -141,14 +164,12 @@ export async function writeAnnotatedResults(runDir: string, sink: NodeJS.Writabl
       } catch {
         return; // a torn tail of an interrupted run: the run itself drops it on resume
       }
-      if (!isResultRecord(value)) return;
-      const key = resultKey(value);
-      seen.add(key);
-      const a = store.get(key);
-      outcome.records++;
-      if (a) outcome.annotated++;
-      const annotation = a ? { label: a.label, note: a.note, time: a.time } : null;
-      await write(JSON.stringify({ ...value, xrt: { ...value.xrt, annotation } }) + '\n');
+      const line = source.annotate(value, store);
+      if (!line) return;
+      for (const k of line.keys) seen.add(k);
+      outcome.records += line.keys.length;
+      outcome.annotated += line.annotated;
+      await write(line.text + '\n');
     },
     signal,
   ).finally(() => sink.off('error', onError));
@@ -157,12 +178,12 @@ export async function writeAnnotatedResults(runDir: string, sink: NodeJS.Writabl
 }
 
 /** Exports to a file, written aside and renamed so a reader never sees half of it. */
-export async function exportAnnotatedResults(runDir: string, outFile: string, signal?: AbortSignal): Promise<ExportOutcome> {
+export async function exportAnnotatedResults(runDir: string, outFile: string, signal?: AbortSignal, source?: AnnotatedSource): Promise<ExportOutcome> {
   fs.mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true });
   const tmp = `${outFile}.${process.pid}.tmp`;
   const out = fs.createWriteStream(tmp);
   try {
-    const outcome = await writeAnnotatedResults(runDir, out, signal);
+    const outcome = await writeAnnotatedResults(runDir, out, signal, source);
     await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
     fs.renameSync(tmp, outFile);
     return outcome;

@@ -1,4 +1,5 @@
-import { isResultRecord } from '../report/load';
+import { isResultRecord } from '../report/our-rows';
+import { coverageOf, flagOf, focalLineCount } from '../report/slot-fields';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
 import { type Annotation, resultKey } from './annotations';
 import { repositoryLabelOf } from '../tasks/task-path';
@@ -15,7 +16,8 @@ export interface ResultRow {
   functionName: string;
   filePath: string;
   outcome: Outcome;
-  category: FailureCategory | null;
+  /** 'not-recorded': a failing result whose harness records no category (the release's). */
+  category: FailureCategory | 'not-recorded' | null;
   categoryLabel: string | null;
   /** Percent of the focal function's executable lines covered; null where none were measured. */
   coverage: number | null;
@@ -32,15 +34,24 @@ export interface ResultRow {
 /** Reasons can quote a whole compiler error; the list shows the start, the logs have the rest. */
 const MAX_REASON_CHARS = 300;
 
+export function shortReason(reason: string | null): string | null {
+  return reason && reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason;
+}
+
 export function outcomeOf(r: ResultRecord): Outcome {
   const c = r.checks[0];
-  if (!c?.compilation) return 'nocompile';
-  return c.tests ? 'passed' : 'failed';
+  // Only a JSON true counts (a result file is input: "false" is a string, and truthy).
+  if (flagOf(c, 'compilation').value !== true) return 'nocompile';
+  return flagOf(c, 'tests').value === true ? 'passed' : 'failed';
 }
 
 export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
-  const cov = r.coverage_stats[0];
+  const cov = Array.isArray(r.coverage_stats) ? r.coverage_stats[0] : null;
+  // Shown only when the entry reads as a line count of the focal function (slot-fields.ts); else none.
+  const measured = cov && coverageOf(cov, focalLineCount(r.function_component)).value !== null ? cov : null;
   const reason = r.xrt.reason ?? r.xrt.error;
+  // A category the engine does not know (a hand-edited file) is shown as none, not as a label-less value.
+  const knownCategory = Object.prototype.hasOwnProperty.call(FAILURE_CATEGORY_LABELS, r.xrt.failure_category ?? '') ? r.xrt.failure_category : null;
   return {
     key: resultKey(r),
     language: r.xrt.language,
@@ -48,12 +59,12 @@ export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
     functionName: r.function_name,
     filePath: r.file_path,
     outcome: outcomeOf(r),
-    category: r.xrt.failure_category,
-    categoryLabel: r.xrt.failure_category ? (r.xrt.failure_label ?? FAILURE_CATEGORY_LABELS[r.xrt.failure_category]) : null,
-    coverage: cov && cov.total_lines ? Math.round((cov.covered_lines / cov.total_lines) * 1000) / 10 : null,
-    covered: cov?.covered_lines ?? 0,
-    executable: cov?.total_lines ?? 0,
-    reason: reason && reason.length > MAX_REASON_CHARS ? `${reason.slice(0, MAX_REASON_CHARS - 1)}…` : reason,
+    category: knownCategory,
+    categoryLabel: knownCategory ? (r.xrt.failure_label ?? FAILURE_CATEGORY_LABELS[knownCategory]) : null,
+    coverage: measured && measured.total_lines ? Math.round((measured.covered_lines / measured.total_lines) * 1000) / 10 : null,
+    covered: measured?.covered_lines ?? 0,
+    executable: measured?.total_lines ?? 0,
+    reason: shortReason(reason),
     sample: r.xrt.sample,
     round: r.xrt.round,
     model: r.xrt.model,
@@ -61,25 +72,37 @@ export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
   };
 }
 
+/** Where a result is: its line and, for a row holding several responses (the release's), which one. */
+export interface ResultAt extends LineAt {
+  response?: number;
+}
+
 export interface ScanOutcome {
   rows: number;
   /** Lines that are not result records (hand edits, a torn tail). */
   skipped: number;
   /** Where each result's line is, to read the whole record again when it is opened. */
-  index: Map<string, LineAt>;
+  index: Map<string, ResultAt>;
 }
 
+/** Turns one parsed line into the results it holds; null: not a result line (counted as skipped). */
+export type LineRows = (value: unknown, annotationOf: (key: string) => Annotation | undefined) => Array<{ row: ResultRow; response?: number }> | null;
+
+/** Our results.jsonl: one result per line. */
+export const ourLineRows: LineRows = (value, annotationOf) => (isResultRecord(value) ? [{ row: resultRow(value, annotationOf(resultKey(value))) }] : null);
+
 /**
- * Streams results.jsonl into rows, handed over in pages as they come. A key seen twice (a result
+ * Streams a results file into rows, handed over in pages as they come. A key seen twice (a result
  * appended again by hand) is sent again: the later record wins where the rows are kept.
  */
 export async function scanResultRows(
   file: string,
   annotationOf: (key: string) => Annotation | undefined,
   onPage: (rows: ResultRow[]) => void | Promise<void>,
-  options: { pageSize?: number; signal?: AbortSignal } = {},
+  options: { pageSize?: number; signal?: AbortSignal; lineRows?: LineRows } = {},
 ): Promise<ScanOutcome> {
   const pageSize = options.pageSize ?? 500;
+  const lineRows = options.lineRows ?? ourLineRows;
   const outcome: ScanOutcome = { rows: 0, skipped: 0, index: new Map() };
   let page: ResultRow[] = [];
   await scanJsonl(
@@ -93,18 +116,20 @@ export async function scanResultRows(
         outcome.skipped++;
         return;
       }
-      if (!isResultRecord(value)) {
+      const rows = lineRows(value, annotationOf);
+      if (!rows) {
         outcome.skipped++;
         return;
       }
-      const row = resultRow(value, annotationOf(resultKey(value)));
-      outcome.index.set(row.key, at);
-      outcome.rows++;
-      page.push(row);
-      if (page.length >= pageSize) {
-        const full = page;
-        page = [];
-        await onPage(full);
+      for (const { row, response } of rows) {
+        outcome.index.set(row.key, response === undefined ? at : { ...at, response });
+        outcome.rows++;
+        page.push(row);
+        if (page.length >= pageSize) {
+          const full = page;
+          page = [];
+          await onPage(full);
+        }
       }
     },
     options.signal,

@@ -149,31 +149,6 @@ export function toResultRecord(task: TaskRecord, testCode: string, sample: numbe
   };
 }
 
-export interface SummaryBlock {
-  /** The release's summary.json keys, on its percentage scale. */
-  total_samples: number;
-  compiled_rate: number;
-  test_pass_rate: number;
-  line_coverage: number;
-  invocation_rate: number;
-  /** Ours. */
-  coverage_at_pass: number;
-  passing_samples: number;
-  strict_invocation_rate: number;
-  failure_categories: Record<ScoredCategory | 'none', number>;
-  /** Slots whose test came from the offline baseline: a lower bound, not a model. */
-  baseline_samples: number;
-  /** Ours: slots the harness or the machine could not score, left out of every rate above (METRICS.md). */
-  environment_samples: number;
-  /** Their causes, most frequent first. */
-  environment_reasons: Array<{ cause: string; reason: string; count: number }>;
-}
-
-/** Every category but 'environment', whose slots are not in N. */
-export type ScoredCategory = Exclude<FailureCategory, 'environment'>;
-
-export const isEnvironmentFailure = (r: ResultRecord): boolean => r.xrt.failure_category === 'environment';
-
 /** Environment failures grouped by cause and reason, most frequent first. */
 export function environmentReasons(records: ReadonlyArray<{ cause: string; reason: string }>): Array<{ cause: string; reason: string; count: number }> {
   const counts = new Map<string, { cause: string; reason: string; count: number }>();
@@ -184,52 +159,4 @@ export function environmentReasons(records: ReadonlyArray<{ cause: string; reaso
     else counts.set(key, { ...r, count: 1 });
   }
   return [...counts.values()].sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
-}
-
-const pct = (n: number, d: number): number => (d ? Math.round((n / d) * 10000) / 100 : 0);
-
-/**
- * Every rate divides by N = all evaluated slots (METRICS.md): a slot with no build still counts as zero.
- * Environment failures are not the test's: they are left out of N and counted beside it.
- */
-export function summarize(all: ResultRecord[]): SummaryBlock {
-  const results = all.filter((r) => !isEnvironmentFailure(r));
-  const environment = all.filter(isEnvironmentFailure);
-  const n = results.length;
-  const passing = results.filter((r) => r.checks[0].tests);
-  const cov = (r: ResultRecord): number => {
-    const c = r.coverage_stats[0];
-    return c.total_lines ? c.covered_lines / c.total_lines : 0;
-  };
-  const scored = Object.keys(FAILURE_CATEGORY_LABELS).filter((k) => k !== 'environment');
-  const categories = Object.fromEntries([...scored, 'none'].map((k) => [k, 0])) as Record<ScoredCategory | 'none', number>;
-  for (const r of results) categories[(r.xrt.failure_category as ScoredCategory | null) ?? 'none']++;
-  for (const k of Object.keys(categories) as Array<keyof typeof categories>) categories[k] = pct(categories[k], n);
-  return {
-    total_samples: n,
-    compiled_rate: pct(results.filter((r) => r.checks[0].compilation).length, n),
-    test_pass_rate: pct(passing.length, n),
-    line_coverage: pct(results.reduce((a, r) => a + cov(r), 0), n),
-    invocation_rate: pct(results.filter((r) => r.checks[0].invocation).length, n),
-    coverage_at_pass: pct(passing.reduce((a, r) => a + cov(r), 0), passing.length),
-    passing_samples: passing.length,
-    strict_invocation_rate: pct(results.filter((r) => r.xrt.invocation_strict).length, n),
-    failure_categories: categories,
-    baseline_samples: results.filter((r) => r.xrt.baseline).length,
-    environment_samples: environment.length,
-    environment_reasons: environmentReasons(environment.map((r) => ({ cause: r.xrt.failure_rule ?? 'unknown', reason: r.xrt.reason ?? r.xrt.error ?? '' }))),
-  };
-}
-
-export interface Summary extends SummaryBlock {
-  languages: Record<string, SummaryBlock>;
-}
-
-export function summarizeByLanguage(results: ResultRecord[]): Summary {
-  const byLang = new Map<string, ResultRecord[]>();
-  for (const r of results) {
-    const l = r.xrt.language;
-    byLang.set(l, [...(byLang.get(l) ?? []), r]);
-  }
-  return { ...summarize(results), languages: Object.fromEntries([...byLang].sort().map(([l, rs]) => [l, summarize(rs)])) };
 }

@@ -4,7 +4,7 @@ import { writeWorkspaceTasks } from '../bench/workspace-tasks';
 import { environmentImages } from '../execute/environment-images';
 import { LANGUAGE_IDS, type LanguageId } from '../languages';
 import { formatSummaryText } from '../report/summary-text';
-import type { SummaryBlock } from '../store/results';
+import type { SummaryBlock } from '../report/summary';
 import { repositoryNameOf } from '../tasks/task-path';
 import { defineTool, optional } from './definition';
 import { ToolArgumentError } from './errors';
