@@ -6,7 +6,8 @@ import * as path from 'node:path';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { PhaseCommand, Session } from '../../src/engine/execute/types';
 import { scoreTest } from '../../src/engine/task/run-task-step';
-import { FIXTURE_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
+import type { LanguageId } from '../../src/engine/parse/grammars';
+import { FIXTURE_OF, TOOLS_OF, fixtureTask, generatedTest } from '../helpers/evaluate';
 import { CLI, fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -29,6 +30,42 @@ class CountingExecutor extends LocalExecutor {
     return s;
   }
 }
+
+/**
+ * The other cause of flaky tests the fixtures use: the machine. One session's test phase runs on one
+ * CPU (`taskset -c 0`); a test that expects the machine's two fails there. The executor is the real
+ * local one, only watched.
+ */
+class OneCpuOnceExecutor extends LocalExecutor {
+  sessions = 0;
+  constructor(private readonly narrowOn: number) {
+    super();
+  }
+  override async open(spec: Parameters<LocalExecutor['open']>[0]): Promise<Session> {
+    const s = await super.open(spec);
+    const run = this.sessions++;
+    const inner = s.run.bind(s);
+    s.run = (cmd: PhaseCommand, signal?: AbortSignal) => inner(cmd.phase === 'test' && run === this.narrowOn ? { ...cmd, argv: ['taskset', '-c', '0', ...cmd.argv] } : cmd, signal);
+    return s;
+  }
+}
+
+/** Passing tests of the fixtures with one more test that needs two CPUs (time zone for Ruby, above). */
+const NEEDS_TWO_CPUS: Partial<Record<LanguageId, () => string>> = {
+  go: () =>
+    generatedTest('go', 'pass').replace('import "testing"', 'import (\n\t"runtime"\n\t"testing"\n)') +
+    '\nfunc TestStatusOnTwoCPUs(t *testing.T) {\n\tif n := runtime.NumCPU(); n < 2 {\n\t\tt.Fatalf("expected at least 2 CPUs, got %d", n)\n\t}\n\tif (Item{Quantity: 5}).Status(10) != "ok" {\n\t\tt.Fatal("Status")\n\t}\n}\n',
+  rust: () =>
+    generatedTest('rust', 'pass').replace(
+      '    #[test]\n    fn classifies_equilateral',
+      '    #[test]\n    fn classifies_on_two_cpus() {\n        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);\n        assert!(n >= 2, "expected at least 2 CPUs, got {}", n);\n        assert_eq!(classify_triangle(3.0, 4.0, 5.0), TriangleKind::Right);\n    }\n\n    #[test]\n    fn classifies_equilateral',
+    ),
+  php: () =>
+    generatedTest('php', 'pass').replace(
+      '    public function testSlugifyEmpty(): void',
+      "    public function testSlugifyOnTwoCpus(): void\n    {\n        preg_match('/^Cpus_allowed_list:\\s*(.*)$/m', (string) file_get_contents('/proc/self/status'), $m);\n        $this->assertNotSame('0', trim($m[1] ?? ''), 'expected more than CPU 0');\n        $this->assertSame('a-b', (new Slugger())->slugify('a b'));\n    }\n\n    public function testSlugifyEmpty(): void",
+    ),
+};
 
 describe('flaky detection (reruns of a passing test in fresh sandboxes)', function () {
   this.timeout(300_000);
@@ -77,6 +114,26 @@ describe('flaky detection (reruns of a passing test in fresh sandboxes)', functi
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  for (const language of ['go', 'rust', 'php'] as LanguageId[]) {
+    it(`${language}: a test that needs two CPUs, run once on one, is flaky; on two every run passes`, async function () {
+      const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
+      if (missing.length) skipBecause(this, `${missing.join(', ')} not installed`);
+      if (!hasTool('taskset', ['--version'])) skipBecause(this, 'taskset (util-linux) is not installed');
+      if (os.availableParallelism() < 2) skipBecause(this, 'this machine has one CPU: the test could not pass on it at all');
+      const loaded = { task: await fixtureTask(language), language, file: 'tasks.jsonl', line: 1 };
+      const code = NEEDS_TWO_CPUS[language]!();
+      const flaky = new OneCpuOnceExecutor(1);
+      const r = await scoreTest(loaded, code, 0, origin, { executor: flaky, checkout: fixture(FIXTURE_OF[language]), reruns: 2 });
+      assert.equal(flaky.sessions, 3, 'the first run and two reruns');
+      assert.equal(r.checks[0].tests, false);
+      assert.equal(r.xrt.failure_category, 'flaky', r.xrt.reason ?? '');
+      assert.deepEqual(r.xrt.reruns, { runs: 3, passed: 2 });
+      const steady = await scoreTest(loaded, code, 0, origin, { executor: new OneCpuOnceExecutor(-1), checkout: fixture(FIXTURE_OF[language]), reruns: 2 });
+      assert.equal(steady.checks[0].tests, true, steady.xrt.reason ?? '');
+      assert.deepEqual(steady.xrt.reruns, { runs: 3, passed: 3 });
+    });
+  }
 
   it('`bench --reruns 2` reruns each passing slot and records the count; a run folder resumes only with the same reruns', async () => {
     const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
