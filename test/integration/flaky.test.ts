@@ -12,43 +12,31 @@ import { CLI, fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
- * Flaky detection (`--reruns k`) with real runs of the Ruby fixture. A flaky test needs something that
- * differs from run to run; here it is the time zone (a common cause of flaky tests): one session's
- * test phase gets TZ five hours east of UTC, and the spec expects UTC. The executor is the real local
- * one, only watched.
+ * Flaky detection (`--reruns k`) with real runs of the fixtures. A flaky test needs something that
+ * differs from run to run; here one session's test phase is changed (`change`), the others not. The
+ * executor is the real local one, only watched. The causes used: the time zone (one session gets TZ
+ * five hours east of UTC, the Ruby spec expects UTC) and the machine (one session's test phase runs on
+ * one CPU, `taskset -c 0`; the Go, Rust and PHP tests expect the machine's two).
  */
-class CountingExecutor extends LocalExecutor {
+class OneSessionDiffers extends LocalExecutor {
   sessions = 0;
-  constructor(private readonly eastOn: number) {
+  constructor(
+    private readonly changeOn: number,
+    private readonly change: (cmd: PhaseCommand) => PhaseCommand,
+  ) {
     super();
   }
   override async open(spec: Parameters<LocalExecutor['open']>[0]): Promise<Session> {
     const s = await super.open(spec);
     const run = this.sessions++;
     const inner = s.run.bind(s);
-    s.run = (cmd: PhaseCommand, signal?: AbortSignal) => inner(cmd.phase === 'test' && run === this.eastOn ? { ...cmd, env: { ...cmd.env, TZ: 'XRT-5' } } : cmd, signal);
+    s.run = (cmd: PhaseCommand, signal?: AbortSignal) => inner(cmd.phase === 'test' && run === this.changeOn ? this.change(cmd) : cmd, signal);
     return s;
   }
 }
 
-/**
- * The other cause of flaky tests the fixtures use: the machine. One session's test phase runs on one
- * CPU (`taskset -c 0`); a test that expects the machine's two fails there. The executor is the real
- * local one, only watched.
- */
-class OneCpuOnceExecutor extends LocalExecutor {
-  sessions = 0;
-  constructor(private readonly narrowOn: number) {
-    super();
-  }
-  override async open(spec: Parameters<LocalExecutor['open']>[0]): Promise<Session> {
-    const s = await super.open(spec);
-    const run = this.sessions++;
-    const inner = s.run.bind(s);
-    s.run = (cmd: PhaseCommand, signal?: AbortSignal) => inner(cmd.phase === 'test' && run === this.narrowOn ? { ...cmd, argv: ['taskset', '-c', '0', ...cmd.argv] } : cmd, signal);
-    return s;
-  }
-}
+const fiveHoursEast = (cmd: PhaseCommand): PhaseCommand => ({ ...cmd, env: { ...cmd.env, TZ: 'XRT-5' } });
+const oneCpu = (cmd: PhaseCommand): PhaseCommand => ({ ...cmd, argv: ['taskset', '-c', '0', ...cmd.argv] });
 
 /** Passing tests of the fixtures with one more test that needs two CPUs (time zone for Ruby, above). */
 const NEEDS_TWO_CPUS: Partial<Record<LanguageId, () => string>> = {
@@ -79,7 +67,7 @@ describe('flaky detection (reruns of a passing test in fresh sandboxes)', functi
 
   it('a test that fails on one rerun is flaky: not a pass, its pass count kept, the failing run named', async () => {
     const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
-    const executor = new CountingExecutor(2);
+    const executor = new OneSessionDiffers(2, fiveHoursEast);
     const r = await scoreTest(loaded, zoneSpec, 0, origin, { executor, checkout: fixture(FIXTURE_OF.ruby), reruns: 3 });
     assert.equal(executor.sessions, 4, 'the first run and three reruns, each in a session of its own');
     assert.equal(r.checks[0].tests, false);
@@ -91,7 +79,7 @@ describe('flaky detection (reruns of a passing test in fresh sandboxes)', functi
 
   it('a steady test passes every rerun; `run --reruns 2` records the count, and without it nothing is rerun', async () => {
     const loaded = { task: await fixtureTask('ruby'), language: 'ruby' as const, file: 'tasks.jsonl', line: 1 };
-    const executor = new CountingExecutor(-1);
+    const executor = new OneSessionDiffers(-1, fiveHoursEast);
     const r = await scoreTest(loaded, zoneSpec, 0, origin, { executor, checkout: fixture(FIXTURE_OF.ruby), reruns: 2 });
     assert.equal(r.checks[0].tests, true, r.xrt.reason ?? '');
     assert.deepEqual(r.xrt.reruns, { runs: 3, passed: 3 });
@@ -123,13 +111,13 @@ describe('flaky detection (reruns of a passing test in fresh sandboxes)', functi
       if (os.availableParallelism() < 2) skipBecause(this, 'this machine has one CPU: the test could not pass on it at all');
       const loaded = { task: await fixtureTask(language), language, file: 'tasks.jsonl', line: 1 };
       const code = NEEDS_TWO_CPUS[language]!();
-      const flaky = new OneCpuOnceExecutor(1);
+      const flaky = new OneSessionDiffers(1, oneCpu);
       const r = await scoreTest(loaded, code, 0, origin, { executor: flaky, checkout: fixture(FIXTURE_OF[language]), reruns: 2 });
       assert.equal(flaky.sessions, 3, 'the first run and two reruns');
       assert.equal(r.checks[0].tests, false);
       assert.equal(r.xrt.failure_category, 'flaky', r.xrt.reason ?? '');
       assert.deepEqual(r.xrt.reruns, { runs: 3, passed: 2 });
-      const steady = await scoreTest(loaded, code, 0, origin, { executor: new OneCpuOnceExecutor(-1), checkout: fixture(FIXTURE_OF[language]), reruns: 2 });
+      const steady = await scoreTest(loaded, code, 0, origin, { executor: new OneSessionDiffers(-1, oneCpu), checkout: fixture(FIXTURE_OF[language]), reruns: 2 });
       assert.equal(steady.checks[0].tests, true, steady.xrt.reason ?? '');
       assert.deepEqual(steady.xrt.reruns, { runs: 3, passed: 3 });
     });

@@ -93,7 +93,14 @@ describe('mutation testing', function () {
           timed_out: r.timedOut,
           unviable: r.unviable,
           score: r.score,
+          // What improvement rounds read: the mutants detected (the timed-out one among them) and those that survived.
+          detected: r.perMutant.filter((m) => m.outcome === 'killed' || m.outcome === 'timeout').map((m) => m.id),
+          survivors: r.perMutant.filter((m) => m.outcome === 'survived').map((m) => ({ id: m.id, operator: m.operator, line: m.line, original: m.original, replacement: m.replacement })),
         });
+        const stored = toResultMutation(r);
+        assert.equal(stored.detected?.length, r.killed + r.timedOut);
+        assert.ok(stored.detected?.includes(r.perMutant.find((m) => m.outcome === 'timeout')!.id), 'the timed-out mutant counts as detected');
+        assert.equal(stored.survivors?.length, r.survived);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
