@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import { CodeLensRefreshRequest, LSPErrorCodes, ResponseError, type CancellationToken } from 'vscode-languageserver/node';
 import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
+import { withReruns } from '../engine/execute/reruns';
 import { feedbackOf } from '../engine/execute/feedback';
 import { mapSandboxPaths } from '../engine/execute/sandbox-paths';
 import { focalPathInRepo } from '../engine/execute/sandbox';
@@ -140,14 +141,18 @@ export function reportRunnerPhase(p: Progress, percentage: number, name: string)
 
 /** Runs one test against the focal function in a disposable copy of the workspace folder. */
 export async function evaluateFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<Evaluation> {
-  const e = await evaluateTest(focal.task, focal.adapter.id, testCode, {
-    executor: await state.executor(settings.executor),
-    repoDir: focal.root,
-    signal: p.signal,
-    timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
-    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-    onPhase: (phase) => reportRunnerPhase(p, 60, phase),
-  });
+  const executor = await state.executor(settings.executor);
+  const once = (): Promise<Evaluation> =>
+    evaluateTest(focal.task, focal.adapter.id, testCode, {
+      executor,
+      repoDir: focal.root,
+      signal: p.signal,
+      timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+      limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+      onPhase: (phase) => reportRunnerPhase(p, 60, phase),
+    });
+  // Flaky detection as the lens's scoring does it (`xrepotest.reruns`): a passing run is run again.
+  const e = await withReruns(await once(), settings.reruns, once, p.signal);
   // A cancelled run is scored as whatever it got to; that is no score to show or keep.
   if (p.signal.aborted) throw cancelled();
   remember(focal, testCode, e);

@@ -89,7 +89,7 @@ describe('Run a benchmark from the command palette (example dataset, baseline, l
       // One per result and one per task: 6 for 3 tasks, the last one says all are done.
       assert.strictEqual(events.length, 6, `progress notifications: ${JSON.stringify(events.map((e) => `${e.tasksDone}/${e.tasksTotal}`))}`);
       assert.deepStrictEqual(events[events.length - 1].tasksDone, 3);
-      assert.match(result.summaryText, /^language\s+N\s+CSR/);
+      assert.match(result.summaryText, /^language\s+tasks\s+slots\s+CSR/);
 
       // The results land in the annotator view.
       const annotator = (vscode.extensions.getExtension(EXTENSION_ID)!.exports as { annotator: AnnotatorApi }).annotator;
