@@ -10,6 +10,7 @@ import { EngineServer, registerThenStart, serverClientOf } from './engine-start'
 import { registerEnvironment, type EnvironmentApi } from './environment';
 import { registerFirstRun, type FirstRunApi } from './first-run';
 import { editorLanguages } from './languages';
+import { registerLmTools } from './lm-tools';
 import { registerScoring } from './scoring';
 import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -90,6 +91,7 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   const environment = registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
+  registerLmTools(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
   return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine) };

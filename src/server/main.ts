@@ -16,6 +16,7 @@ import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
 import { EditorRunFolder } from './editor-run';
 import { registerEnvironment } from './environment';
+import { registerLmTools } from './lm-tools';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
@@ -58,6 +59,7 @@ registerBridge(state);
 registerAnnotator(state);
 registerTesting(state);
 registerBench(state);
+registerLmTools(state);
 
 documents.listen(connection);
 connection.listen();
