@@ -10,7 +10,7 @@ import { EngineServer, registerThenStart, serverClientOf } from './engine-start'
 import { registerEnvironment, type EnvironmentApi } from './environment';
 import { registerFirstRun, type FirstRunApi } from './first-run';
 import { editorLanguages } from './languages';
-import { registerLmTools } from './lm-tools';
+import { registerLmTools, type LmToolsTestApi } from './lm-tools';
 import { registerScoring } from './scoring';
 import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -23,7 +23,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -64,7 +64,7 @@ async function withLensTooltips(
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -91,10 +91,10 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   const environment = registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
-  registerLmTools(engine);
+  const lmTools = registerLmTools(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine) };
+  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine), lmTools };
 }
 
 export async function deactivate(): Promise<void> {

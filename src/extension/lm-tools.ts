@@ -18,7 +18,8 @@ function editorTool(tool: EditorToolInfo, { request, context, log }: Engine): vs
   return {
     prepareInvocation(options) {
       const input = options.input ?? {};
-      const confirmation = toolConfirmation(tool, input, engineSettings());
+      // Nothing to confirm when the call will be refused (untrusted workspace): invoke says why.
+      const confirmation = workspaceTrusted() || !tool.runsCode ? toolConfirmation(tool, input, engineSettings()) : undefined;
       return {
         invocationMessage: `XRepoTest: ${tool.id}${typeof input.function === 'string' ? ` of ${input.function}` : ''}`,
         ...(confirmation ? { confirmationMessages: { title: confirmation.title, message: new vscode.MarkdownString(confirmation.message) } } : {}),
@@ -44,11 +45,20 @@ function editorTool(tool: EditorToolInfo, { request, context, log }: Engine): vs
   };
 }
 
+/**
+ * For the extension's tests: a registered tool's own prepareInvocation (VS Code answers confirmations
+ * itself while extension tests run, without showing them, so the test asks the tool what it would show).
+ */
+export interface LmToolsTestApi {
+  prepare(name: string, input: Input): Promise<vscode.PreparedToolInvocation | null | undefined>;
+}
+
 /** The tools package.json contributes (`contributes.languageModelTools`), each registered with its implementation. */
-export function registerLmTools(engine: Engine): void {
-  if (!vscode.lm?.registerTool) {
-    engine.log.info('this editor has no language-model tools API (vscode.lm.registerTool): the XRepoTest tools are not offered to its chat');
-    return;
-  }
-  for (const tool of EDITOR_TOOLS) engine.context.subscriptions.push(vscode.lm.registerTool(editorToolName(tool.id), editorTool(tool, engine)));
+export function registerLmTools(engine: Engine): LmToolsTestApi {
+  const tools = new Map(EDITOR_TOOLS.map((t) => [editorToolName(t.id), editorTool(t, engine)]));
+  if (vscode.lm?.registerTool) for (const [name, tool] of tools) engine.context.subscriptions.push(vscode.lm.registerTool(name, tool));
+  else engine.log.info('this editor has no language-model tools API (vscode.lm.registerTool): the XRepoTest tools are not offered to its chat');
+  return {
+    prepare: async (name, input) => tools.get(name)?.prepareInvocation?.({ input }, new vscode.CancellationTokenSource().token),
+  };
 }
