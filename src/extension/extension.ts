@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
+import { registerChat } from './chat';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
@@ -91,6 +92,7 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   const environment = registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
+  registerChat(engine);
   const lmTools = registerLmTools(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);

@@ -39,7 +39,7 @@ export function editorToolServices(state: ServerState, params: Pick<CallToolPara
     workspace,
     executor: () => state.executor(kind),
     executorKind: kind,
-    generation: generationSettingsFor(settings, credentials, state.lspContext),
+    generation: generationSettingsFor(settings, credentials, state.lspContext, state.editorChat),
     limits: { testMs: settings.testTimeoutSeconds * 1000, memoryBytes: settings.memoryMb * 1024 * 1024 },
     filters: { minLines: settings.minLines, maxLines: settings.maxLines },
     scorings: state.editorRun ?? new ScoringRunFolder(path.join(runs, 'editor')),

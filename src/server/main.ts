@@ -15,6 +15,7 @@ import { checkParams } from './params-check';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
 import { EditorRunFolder } from './editor-run';
+import { editorChatOver } from './editor-chat';
 import { registerEnvironment } from './environment';
 import { registerLmTools } from './lm-tools';
 import { registerScoring } from './scoring';
@@ -33,6 +34,7 @@ const connection = createConnection(ProposedFeatures.all, {
 });
 const documents = new TextDocuments(TextDocument);
 const state = new ServerState(connection, documents);
+state.editorChat = (selector) => editorChatOver(connection, selector);
 
 connection.onInitialize((params): InitializeResult => {
   const { storagePath, ...init } = (params.initializationOptions ?? {}) as EngineStartOptions;
