@@ -15,9 +15,17 @@ export function editorChatOver(connection: Pick<Connection, 'sendRequest'>, sele
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const params: EditorChatParams = { selector, system: request.system, messages: request.messages, maxTokens: request.maxTokens };
-      const reply = await connection.sendRequest(EDITOR_CHAT, params, cts.token);
-      signal?.throwIfAborted();
-      return reply;
+      const reply = connection.sendRequest(EDITOR_CHAT, params, cts.token);
+      if (!signal) return await reply;
+      // Cancelled: given up at once (the extension is told, and its late answer is dropped).
+      reply.catch(() => undefined);
+      const aborted = new Promise<never>((_, reject) => {
+        const fail = (): void => reject(signal.reason instanceof Error ? signal.reason : new Error('cancelled'));
+        if (signal.aborted) fail();
+        else signal.addEventListener('abort', fail, { once: true });
+      });
+      aborted.catch(() => undefined);
+      return await Promise.race([reply, aborted]);
     } finally {
       signal?.removeEventListener('abort', onAbort);
       cts.dispose();

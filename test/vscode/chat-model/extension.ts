@@ -2,8 +2,23 @@ import * as vscode from 'vscode';
 
 /** What the model was asked: each request's messages as text, for the tests (`xrepotestTest.chatRequests`). */
 const requests: Array<Array<{ role: string; text: string }>> = [];
+/**
+ * How it answers (`xrepotestTest.chatMode`): `pass` the passing test; `failThenPass` a failing test
+ * first and the passing one when asked to repair (the conversation holds its earlier reply); `hang`
+ * nothing until the request is cancelled.
+ */
+let mode: 'pass' | 'failThenPass' | 'hang' = 'pass';
+/** Requests cancelled while hanging (`xrepotestTest.chatCancelled`). */
+let cancelled = 0;
+let pending = 0;
 
-/** The reply to every request: a Go test of the fixture's Status that passes. */
+
+/** A Go test of the fixture's Status expecting `want` for an item out of stock ("out-of-stock" passes). */
+function REPLY_OF(want: string): string {
+  return REPLY.replace('"out-of-stock" {', `${want} {`);
+}
+
+/** The reply: a Go test of the fixture's Status that passes. */
 const REPLY = [
   'Here is a test:',
   '',
@@ -32,8 +47,16 @@ export function activate(context: vscode.ExtensionContext): void {
       {
         async provideLanguageModelResponse(messages: vscode.LanguageModelChatMessage[], _options: unknown, _extensionId: string, progress: vscode.Progress<{ index: number; part: vscode.LanguageModelTextPart }>, token: vscode.CancellationToken) {
           requests.push(messages.map((m) => ({ role: m.role === vscode.LanguageModelChatMessageRole.User ? 'user' : 'assistant', text: textOf(m) })));
+          if (mode === 'hang') {
+            pending++;
+            await new Promise<void>((resolve) => token.onCancellationRequested(() => resolve()));
+            pending--;
+            cancelled++;
+            return;
+          }
           if (token.isCancellationRequested) return;
-          progress.report({ index: 0, part: new vscode.LanguageModelTextPart(REPLY) });
+          const repair = messages.some((m) => m.role === vscode.LanguageModelChatMessageRole.Assistant);
+          progress.report({ index: 0, part: new vscode.LanguageModelTextPart(mode === 'failThenPass' && !repair ? REPLY_OF('"ok"') : REPLY) });
         },
         async provideTokenCount(text: string | vscode.LanguageModelChatMessage): Promise<number> {
           const s = typeof text === 'string' ? text : textOf(text);
@@ -43,5 +66,7 @@ export function activate(context: vscode.ExtensionContext): void {
       { vendor: 'xrepotest-test', name: 'XRepoTest echo', family: 'xrepotest-echo', version: '1', maxInputTokens: 100_000, maxOutputTokens: 4096, isUserSelectable: true },
     ),
     vscode.commands.registerCommand('xrepotestTest.chatRequests', () => requests),
+    vscode.commands.registerCommand('xrepotestTest.chatMode', (m: typeof mode) => void (mode = m)),
+    vscode.commands.registerCommand('xrepotestTest.chatState', () => ({ pending, cancelled })),
   );
 }
