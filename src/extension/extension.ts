@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { SETTINGS_CHANGED, type EngineStartOptions } from '../shared/protocol';
 import { registerBridge } from './bridge';
+import { registerChat, type ChatTestApi } from './chat';
 import { registerAnnotator, type AnnotatorApi } from './annotator';
 import { registerBench, type BenchTestApi } from './bench';
 import type { Engine } from './engine';
@@ -10,6 +11,7 @@ import { EngineServer, registerThenStart, serverClientOf } from './engine-start'
 import { registerEnvironment, type EnvironmentApi } from './environment';
 import { registerFirstRun, type FirstRunApi } from './first-run';
 import { editorLanguages } from './languages';
+import { registerLmTools, type LmToolsTestApi } from './lm-tools';
 import { registerScoring } from './scoring';
 import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
@@ -22,7 +24,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -63,7 +65,7 @@ async function withLensTooltips(
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -90,9 +92,11 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   const environment = registerEnvironment(engine);
   registerScoring(engine);
   registerBridge(engine);
+  const chat = registerChat(engine);
+  const lmTools = registerLmTools(engine);
   const annotator = registerAnnotator(engine);
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine) };
+  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine), lmTools, chat };
 }
 
 export async function deactivate(): Promise<void> {

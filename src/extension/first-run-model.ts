@@ -38,6 +38,8 @@ export function noticeCommand(answer: string | undefined): 'xrepotest.chooseMode
 export interface ModelPlan {
   /** Ask for a model name (with this suggestion when none is set). */
   askModel: boolean;
+  /** vscode-lm: pick one of the editor's chat models (vscode.lm.selectChatModels) instead of typing a name. */
+  pickChatModel: boolean;
   suggestedModel: string;
   /** Ask for the server's base URL (an OpenAI-compatible server has no default). */
   askBaseUrl: boolean;
@@ -48,9 +50,10 @@ export interface ModelPlan {
 const SUGGESTED_MODEL: Record<string, string> = { anthropic: 'claude-sonnet-4-5', openai: 'gpt-5.2', 'openai-compatible': '' };
 
 export function modelPlan(provider: string): ModelPlan {
-  const model = provider !== 'baseline' && provider !== 'replay';
+  const model = provider !== 'baseline' && provider !== 'replay' && provider !== 'vscode-lm';
   return {
     askModel: model,
+    pickChatModel: provider === 'vscode-lm',
     suggestedModel: SUGGESTED_MODEL[provider] ?? '',
     askBaseUrl: provider === 'openai-compatible',
     needsKey: provider === 'anthropic' || provider === 'openai',

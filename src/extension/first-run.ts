@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { ScoreFunctionResult } from '../shared/scoring-protocol';
 import { PROVIDER_SETTINGS } from '../shared/protocol';
+import { noChatModelMessage } from './chat-model';
 import type { Engine } from './engine';
 import {
   BASELINE_NOTICE,
@@ -80,6 +81,24 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
 }
 
 /**
+ * vscode-lm: one of the editor's chat models, as `vendor/family` (what xrepotest.model selects by),
+ * or any (the first offered). None offered: said, and "any" is kept so a model installed later is used.
+ */
+async function pickChatModel(current: string): Promise<string | undefined> {
+  const models = vscode.lm?.selectChatModels ? await vscode.lm.selectChatModels() : [];
+  if (!models.length) void vscode.window.showWarningMessage(`XRepoTest: ${noChatModelMessage('', [])}`);
+  const items = [
+    { label: 'Any', description: 'the first chat model the editor offers', value: '' },
+    ...models.map((m) => ({ label: `${m.vendor}/${m.family}`, description: m.name, detail: `id ${m.id}, up to ${m.maxInputTokens} input tokens`, value: `${m.vendor}/${m.family}` })),
+  ];
+  const picked = await vscode.window.showQuickPick(
+    items.map((i) => ({ ...i, picked: i.value === current })),
+    { title: 'XRepoTest: Choose a model (2/2): the editor\'s chat model', placeHolder: 'Models of your chat extensions (GitHub Copilot…); the editor asks once to allow XRepoTest to use them', ignoreFocusOut: true },
+  );
+  return picked?.value;
+}
+
+/**
  * A provider (each with its description), then what it needs: a model name, an OpenAI-compatible
  * server's URL, an API key when none is stored. Written to the user's settings; returns the provider
  * chosen, or undefined when the user pressed Escape.
@@ -103,6 +122,10 @@ async function chooseModel(context: vscode.ExtensionContext, log: vscode.LogOutp
       ignoreFocusOut: true,
       validateInput: (v) => (v.trim() ? undefined : 'a model name, as the provider spells it'),
     });
+    if (model === undefined) return undefined;
+  }
+  if (plan.pickChatModel) {
+    model = await pickChatModel(current.provider === provider ? current.model : '');
     if (model === undefined) return undefined;
   }
   let baseUrl: string | undefined;

@@ -153,7 +153,7 @@ export function registerBench(state: ServerState): void {
         plan,
         {
           executor: () => state.executor(settings.executor),
-          provider: () => providerFor(settings, params.credentials),
+          provider: () => providerFor(settings, params.credentials, state.editorChat),
           imageFor: (executor) => environmentImages(executor, undefined, log),
           promptBuilder: () => ({
             promptFor: (bt) => promptFor(bt.task.task, bt.task.language, bt.checkout, settings, state.lspContext, controller.signal, params.credentials),

@@ -12,7 +12,7 @@ import type { LanguageId } from '../engine/languages';
 import { promptSource } from '../engine/prompt/context';
 import type { TaskRecord } from '../engine/tasks/record';
 import type { Credentials, EngineSettings } from '../shared/protocol';
-import type { LspContextBuilder } from './state';
+import type { EditorChatBuilder, LspContextBuilder } from './state';
 
 /** Says what to do when the editor's settings cannot make a provider. */
 export { GenerationSettingsError as SettingsError };
@@ -49,12 +49,13 @@ export function generationSettingsFor(
   settings: EngineSettings,
   credentials: Credentials | undefined,
   lsp?: LspContextBuilder,
+  chat?: EditorChatBuilder,
 ): GenerationSettings {
   const lspSource: LspContextSource | undefined = lsp ? (request, signal) => lsp(request, signal, settings) : undefined;
   return {
     provider: settings.provider,
     // replay names no model: its records say `replay`.
-    model: settings.model || (settings.provider === 'replay' ? 'replay' : undefined),
+    model: settings.model || (settings.provider === 'replay' ? 'replay' : settings.provider === 'vscode-lm' ? 'vscode-lm' : undefined),
     baseUrl: settings.baseUrl || undefined,
     replayFile: settings.replayFile || undefined,
     credentials: { from: 'settings', apiKey: credentials?.apiKey },
@@ -64,6 +65,8 @@ export function generationSettingsFor(
     embedding: { baseUrl: settings.embeddingBaseUrl || undefined, model: settings.embeddingModel || undefined, apiKey: credentials?.embeddingApiKey },
     lsp: lspSource,
     hints: EDITOR_HINTS,
+    // vscode-lm: the editor's chat models, `xrepotest.model` choosing which.
+    ...(chat && settings.provider === 'vscode-lm' ? { editorChat: chat(settings.model) } : {}),
   };
 }
 
@@ -73,8 +76,8 @@ export function generationOptionsFor(settings: EngineSettings, credentials: Cred
 }
 
 /** The provider the settings name, with the key from the editor's secret storage. */
-export function providerFor(settings: EngineSettings, credentials: Credentials | undefined): Provider {
-  return providerFromSettings(generationSettingsFor(settings, credentials));
+export function providerFor(settings: EngineSettings, credentials: Credentials | undefined, chat?: EditorChatBuilder): Provider {
+  return providerFromSettings(generationSettingsFor(settings, credentials, undefined, chat));
 }
 
 export function paramsFor(settings: EngineSettings): GenerationParams {

@@ -15,7 +15,9 @@ import { checkParams } from './params-check';
 import { registerAnnotator } from './annotator';
 import { registerBench } from './bench';
 import { EditorRunFolder } from './editor-run';
+import { editorChatOver } from './editor-chat';
 import { registerEnvironment } from './environment';
+import { registerLmTools } from './lm-tools';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
@@ -32,6 +34,7 @@ const connection = createConnection(ProposedFeatures.all, {
 });
 const documents = new TextDocuments(TextDocument);
 const state = new ServerState(connection, documents);
+state.editorChat = (selector) => editorChatOver(connection, selector);
 
 connection.onInitialize((params): InitializeResult => {
   const { storagePath, ...init } = (params.initializationOptions ?? {}) as EngineStartOptions;
@@ -58,6 +61,7 @@ registerBridge(state);
 registerAnnotator(state);
 registerTesting(state);
 registerBench(state);
+registerLmTools(state);
 
 documents.listen(connection);
 connection.listen();

@@ -123,7 +123,7 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
 export async function scoreNewSample(state: ServerState, params: ScoreFunctionParams, sample: number, first: string, token: CancellationToken): Promise<ScoreFunctionResult> {
   const settings = params.settings;
   const focal = await focalOf(state, params.uri, params.startLine, settings);
-  const provider = providerFor(settings, params.credentials);
+  const provider = providerFor(settings, params.credentials, state.editorChat);
   const phase = settings.mode === 'standard' ? ({ kind: 'generating' } as const) : ({ kind: 'context', mode: settings.mode } as const);
   return withProgress(state, token, `XRepoTest: ${focal.task.function_name}`, first, (p) => scoreSlot(state, focal, provider, settings, { kind: 'sample', sample }, p, params.credentials), { focal, phase });
 }

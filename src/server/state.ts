@@ -4,6 +4,7 @@ import { TextDocuments } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import type { ContextRequest, LspContext } from '../engine/context/types';
+import type { EditorChat } from '../engine/generate/editor-chat';
 import { createExecutor, isExecutorKind } from '../engine/execute/create-executor';
 import type { Executor } from '../engine/execute/types';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../shared/protocol';
@@ -15,6 +16,9 @@ import type { EditorRunFolder } from './editor-run';
  */
 export type LspContextBuilder = (request: ContextRequest, signal?: AbortSignal, settings?: EngineSettings) => Promise<LspContext>;
 
+/** Provider `vscode-lm`: the editor's chat model chosen by `selector` (`xrepotest.model`), asked through the extension. */
+export type EditorChatBuilder = (selector: string) => EditorChat;
+
 /**
  * What the server's features share: the connection, open documents, the workspace folders, the
  * settings the client started with, one executor per kind (their caches and images are reused).
@@ -24,6 +28,8 @@ export class ServerState {
   workspaceFolders: string[] = [];
   /** Set by the bridge; mode `lsp` fails with a clear message without it. */
   lspContext: LspContextBuilder | undefined;
+  /** Set at start (src/server/main.ts): provider `vscode-lm` asks the editor's chat models through it. */
+  editorChat: EditorChatBuilder | undefined;
   /** Where editor scorings are kept (the extension's storage for this workspace); none: kept nowhere. */
   editorRun: EditorRunFolder | undefined;
   private readonly executors = new Map<string, Promise<Executor>>();

@@ -43,7 +43,7 @@ export function registerTesting(state: ServerState): void {
   onClientRequest(connection, REPAIR_CANDIDATE, async (params: RepairCandidateParams, token): Promise<ScoreFunctionResult> => {
     const settings = params.settings;
     const focal = await focalOf(state, params.uri, params.startLine, settings);
-    const provider = providerFor(settings, params.credentials);
+    const provider = providerFor(settings, params.credentials, state.editorChat);
     // The baseline reads no prompt: "repairing" would return the same test and call it a repair.
     if (provider.isBaseline) throw new Error(BASELINE_CANNOT_REPAIR);
     return withProgress(state, token, `XRepoTest: repairing a test of ${focal.task.function_name}`, 'reading the failed run', async (p) => {

@@ -10,7 +10,7 @@ import type { WireEnvironmentReport } from './wire-types';
 
 export const CONTEXT_MODE_NAMES = ['standard', 'file', 'lsp', 'bm25', 'dense'] as const;
 export type ContextModeName = (typeof CONTEXT_MODE_NAMES)[number];
-export const PROVIDER_SETTINGS = ['baseline', 'anthropic', 'openai', 'openai-compatible', 'replay'] as const;
+export const PROVIDER_SETTINGS = ['baseline', 'anthropic', 'openai', 'openai-compatible', 'replay', 'vscode-lm'] as const;
 export type ProviderSetting = (typeof PROVIDER_SETTINGS)[number];
 export const EXECUTOR_KINDS = ['local', 'docker'] as const;
 export const LSP_SOURCES = ['auto', 'editor', 'headless'] as const;

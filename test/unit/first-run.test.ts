@@ -52,8 +52,10 @@ describe('first run: walkthrough, baseline notice, choosing a model', () => {
   });
 
   it('asks a model for the model APIs, a server address for an OpenAI-compatible one, a key where one is needed', () => {
-    assert.deepEqual(modelPlan('baseline'), { askModel: false, suggestedModel: '', askBaseUrl: false, needsKey: false });
-    assert.deepEqual(modelPlan('anthropic'), { askModel: true, suggestedModel: 'claude-sonnet-4-5', askBaseUrl: false, needsKey: true });
+    assert.deepEqual(modelPlan('baseline'), { askModel: false, pickChatModel: false, suggestedModel: '', askBaseUrl: false, needsKey: false });
+    assert.deepEqual(modelPlan('anthropic'), { askModel: true, pickChatModel: false, suggestedModel: 'claude-sonnet-4-5', askBaseUrl: false, needsKey: true });
+    // The editor's chat models are picked from those the editor offers, with no key.
+    assert.deepEqual(modelPlan('vscode-lm'), { askModel: false, pickChatModel: true, suggestedModel: '', askBaseUrl: false, needsKey: false });
     assert.equal(modelPlan('openai-compatible').askBaseUrl, true);
     assert.equal(modelPlan('openai-compatible').needsKey, false);
     assert.equal(modelPlan('replay').askModel, false);

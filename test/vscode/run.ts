@@ -52,7 +52,9 @@ const CHROMIUM_FLAGS = [
  * sandbox: a workbench holds one extensionDevelopmentPath (the payload is read into a map), so they
  * are bundled, packaged and installed the way a user's extensions are.
  */
-const TEST_EXTENSIONS = ['gopls-client'];
+const TEST_EXTENSIONS = ['gopls-client', 'chat-model'];
+/** chat-model registers a language model with VS Code 1.100's proposed chatProvider API: enabled for it alone. */
+const PROPOSED_API_EXTENSIONS = ['xrepotest-test.chat-model'];
 /** The gopls scripts/setup.sh installs; the gopls-client extension starts it (GOPLS_ENV). */
 const GOPLS = path.join(REPO_ROOT, '.tools', 'bin', 'gopls');
 const SKIPPED_IN_COPY = new Set(['target', 'vendor', 'coverage', '.phpunit.cache', '.phpunit.result.cache', 'Manifest.toml']);
@@ -147,6 +149,7 @@ function makeSandbox(fixture: string): { root: string; workspace: string; env: N
     '--auth', 'none', '--config', config, ...dirArgs,
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust',
     '--disable-getting-started-override', '--ignore-last-opened',
+    ...PROPOSED_API_EXTENSIONS.flatMap((id) => ['--enable-proposed-api', id]),
   ];
   return { root, workspace, env, args, dirArgs };
 }

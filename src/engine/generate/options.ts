@@ -2,6 +2,7 @@ import type { ContextHints, ContextSettings } from '../context/deps';
 import type { ContextDeps, ContextMode } from '../context/modes';
 import { promptSource, type PromptSource } from '../prompt/context';
 import { baselineProvider } from './baseline';
+import { editorChatProvider, type EditorChat } from './editor-chat';
 import { createProvider, PROVIDER_NAMES, type ProviderName } from './providers';
 import { registerSecret } from './providers/errors';
 import { PAPER_PARAMS, type GenerationParams, type Provider } from './types';
@@ -9,6 +10,8 @@ import { PAPER_PARAMS, type GenerationParams, type Provider } from './types';
 /** Where tests come from: a provider, or the offline baseline (a lower bound). */
 export type ProviderKind = ProviderName | 'baseline';
 export const PROVIDER_KINDS: readonly ProviderKind[] = [...PROVIDER_NAMES, 'baseline'];
+/** The editor's own chat models: a provider only where the engine runs inside the editor (`editorChat` given). */
+export const EDITOR_CHAT_PROVIDER = 'vscode-lm';
 
 /** How the caller's user sets each provider setting (flags, editor settings), for messages. */
 export interface ProviderHints {
@@ -45,6 +48,8 @@ export interface GenerationSettings extends ContextSettings {
   /** Temperature, max tokens, top_p; the paper's when unset. */
   decoding?: Omit<GenerationParams, 'model'>;
   hints: ContextHints & ProviderHints;
+  /** Provider `vscode-lm`: the editor's chat models, given by the engine server inside the editor; absent elsewhere. */
+  editorChat?: EditorChat;
 }
 
 /** What a generation needs, built from settings: the provider, decoding, the mode and what it needs, prompts. */
@@ -67,6 +72,10 @@ export function isProviderKind(value: string): value is ProviderKind {
 /** The provider the settings describe (checked here, so the message names the caller's flag or setting). */
 export function providerFromSettings(settings: GenerationSettings): Provider {
   const { provider: kind, hints } = settings;
+  if (kind === EDITOR_CHAT_PROVIDER) {
+    if (!settings.editorChat) throw new GenerationSettingsError(`${hints.provider} vscode-lm is the editor's own chat models: it works only inside VS Code (the XRepoTest extension); choose one of ${PROVIDER_KINDS.join(', ')} here`);
+    return editorChatProvider(settings.editorChat);
+  }
   if (!isProviderKind(kind)) throw new GenerationSettingsError(`${hints.provider} ${kind}: use one of ${PROVIDER_KINDS.join(', ')}`);
   if (kind === 'baseline') return baselineProvider;
   if (kind !== 'replay' && !settings.model) throw new GenerationSettingsError(`the ${kind} provider needs a model: ${hints.model}`);
