@@ -1,6 +1,6 @@
 /**
  * Rows shaped like the public release's detailed_results.jsonl and summary.json, written for this
- * project from the format notes (/work/shared/notes/xrepotest-release.md §1 and §5, §7): the base task
+ * project from the format notes (the shared notes' xrepotest-release.md §1 and §5, §7): the base task
  * record, then one element per response in `test`, `logs`, `checks`, `coverage_stats` and, when the
  * harness ran with --enable_mutation, `mutation_scores`. A response that did not compile has
  * `coverage_stats` null and `checks.coverage` null; a task without responses has empty arrays.

@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
 import type { ChatTestApi } from '../../../src/extension/chat';
-import { EXTENSION_ID, waitFor } from './helpers';
+import { EXTENSION_ID, skipBecause, waitFor } from './helpers';
 
 /**
  * Provider vscode-lm (issue 18, part 1) in the editor: the engine server's completions answered by a
@@ -20,8 +20,7 @@ describe('Provider vscode-lm: the editor\'s chat models', () => {
     await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
     const models = await vscode.lm.selectChatModels({ vendor: 'xrepotest-test' });
     if (!models.length) {
-      console.log('vscode-lm tests skipped: no chat model from the test extension chat-model (its proposed API chatProvider not enabled, or it did not install)');
-      this.skip();
+      skipBecause(this, 'no chat model from the test extension chat-model (its proposed API chatProvider not enabled, or it did not install)');
     }
     saved = { provider: config().inspect<string>('provider')?.globalValue, model: config().inspect<string>('model')?.globalValue };
   });
