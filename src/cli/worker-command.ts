@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { GenerateQueue } from '../engine/distributed/generate-queue';
-import { startQueueWorker, type ExperimentServices } from '../engine/distributed/worker';
+import { startQueueWorker, type ExperimentServices, type QueueWorker } from '../engine/distributed/worker';
 import type { Provider } from '../engine/generate/types';
 import { checkQueueReachable, openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
 import type { JobExperiment } from '../engine/distributed/task-job';
@@ -64,6 +64,25 @@ async function runInOwnSession(): Promise<number> {
   process.on('SIGINT', relay);
   process.on('SIGTERM', relay);
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 + (os.constants.signals[signal] ?? 0) : 1))));
+}
+
+/** How long the queue may take to close once no task runs; past it, its server is taken to be gone. */
+export const QUEUE_CLOSE_GRACE_MS = 10_000;
+
+/**
+ * BullMQ's graceful close: running tasks finish, then the queue's connections close. Closing waits on
+ * the queue's server, and a server that was stopped with the worker (`podman-compose down` stops every
+ * service at once) never answers; once no task runs the close gets QUEUE_CLOSE_GRACE_MS, then the
+ * worker stops without it. Resolves whether the queue closed.
+ */
+export async function closeQueue(worker: Pick<QueueWorker, 'close' | 'idle'>, log: (line: string) => void, graceMs = QUEUE_CLOSE_GRACE_MS): Promise<boolean> {
+  const closed = worker.close(false).then(() => true, () => true);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const gaveUp = worker.idle().then(() => new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), graceMs))));
+  const ok = await Promise.race([closed, gaveUp]);
+  clearTimeout(timer);
+  if (!ok) log(`the queue did not close within ${Math.round(graceMs / 1000)} s of the last task ending (its server stopped?): stopping without it`);
+  return ok;
 }
 
 export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<number> {
@@ -180,26 +199,30 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints, publishedCheckout });
   log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; Ctrl-C to stop`);
 
-  await new Promise<void>((resolve) => {
+  const queueClosed = await new Promise<boolean>((resolve) => {
     let stopping = false;
     const stop = (): void => {
       if (stopping) {
         log('stopping now: running tasks are left to another worker');
         signal.abort(new Error('the worker was stopped'));
-        void worker.close(true).then(resolve, resolve);
+        void worker.close(true).then(() => resolve(true), () => resolve(true));
         return;
       }
       stopping = true;
       log('stopping: running tasks finish first (Ctrl-C again to leave them to another worker)');
-      void worker.close(false).then(resolve, resolve);
+      void closeQueue(worker, log).then(resolve);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
-  await generate.close();
+  // The containers and services this worker started go whatever the queue did: a container engine
+  // keeps a test container (`sleep infinity`) forever once its owner is gone.
+  await generate.close().catch(() => undefined);
   await Promise.all(builders.map((b) => b.close().catch(() => undefined)));
   await Promise.all([...executors.values()].map((e) => e.then((x) => x.close?.(), () => undefined)));
   log(`worker ${name}: stopped after ${worker.done} tasks`);
+  // The queue's client would go on reconnecting to a server that is gone, and keep the process up.
+  if (!queueClosed) process.exit(0);
   return 0;
 }
 

@@ -85,6 +85,14 @@ describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker contain
     const ref = run(process.execPath, [CLI, 'bench', '--dataset', DATASET, '--manifest', MANIFEST, '--lang', 'go,php', '--executor', 'docker', '--run-dir', local, '--no-progress'], { DOCKER_HOST: `unix://${env.XREPOTEST_ENGINE_SOCKET}` });
     assert.equal(ref.code, 0, ref.out);
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(local, 'summary.json'), 'utf8'));
+    // Stopped as `down` stops it: every service at once, Redis too, so a worker's queue may be gone
+    // before the worker closes; each must still remove its own test containers and stop by itself.
+    const stop = run('python3', [...composeArgs, 'stop'], env);
+    assert.equal(stop.code, 0, stop.out);
+    const stopped = run('python3', [...composeArgs, 'logs', 'worker'], env).out;
+    const stopping = (stopped.match(/stopping: running tasks finish first/g) ?? []).length;
+    assert.ok(stopping >= 1, stopped.slice(-3000));
+    assert.equal((stopped.match(/worker \S+: stopped after \d+ tasks/g) ?? []).length, stopping, `every worker stopped by itself (not killed at the grace's end):\n${stopped.slice(-3000)}`);
     const down = run('python3', [...composeArgs, 'down', '-v'], env);
     assert.equal(down.code, 0, down.out);
     const left = run('podman', ['ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${env.COMPOSE_PROJECT_NAME}`]);

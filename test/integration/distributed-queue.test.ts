@@ -361,4 +361,23 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     }
     assert.equal(fs.existsSync(marker), false, 'no command of a job ran');
   });
+  it('a worker whose Redis is already gone (stopped with it, as podman-compose down does) still stops on SIGTERM, and says why', async () => {
+    const gone = await startRedis();
+    const log = path.join(work, 'redis-gone.log');
+    const p = cliProcess(['worker', '--queue', gone.url, '--executor', 'local', '--languages', LANGS, '--cache-dir', path.join(work, 'cache')], log);
+    try {
+      await waitFor('the worker taking tasks', 60_000, () => (/taking .* tasks from/.test(fs.readFileSync(log, 'utf8')) ? true : undefined));
+      await gone.stop();
+      p.kill('SIGTERM');
+      // Without the grace the close waits on a server that never answers, and the worker never exits.
+      const code = await Promise.race([exited(p), new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 120_000))]);
+      const said = fs.readFileSync(log, 'utf8');
+      assert.equal(code, 0, said);
+      assert.match(said, /stopped after 0 tasks/);
+      assert.match(said, /the queue did not close within \d+ s of the last task ending \(its server stopped\?\): stopping without it/);
+    } finally {
+      killGroup(p, 'SIGKILL');
+      await gone.stop().catch(() => undefined);
+    }
+  });
 });

@@ -182,6 +182,26 @@ describe('docker executor (real engine)', function () {
     await assert.rejects(stale.inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
     assert.equal((await containersOfSession(engine.docker, session.id)).length, 1, 'our live session is kept');
   });
+
+  it('reapStaleContainers removes what a worker container left once that container is gone, whatever host and pid it names, and not before', async function () {
+    this.timeout(120_000);
+    // The "worker": a container of this engine; its test container names it, another host and pid 1 (a worker is PID 1 in its container).
+    const owner = await engine.docker.createContainer({ Image: image, Cmd: ['sleep', 'infinity'], Labels: ownerLabels(randomUUID()), HostConfig: { NetworkMode: 'none' } });
+    await owner.start();
+    const labels = { ...ownerLabels(randomUUID()), [CONTAINER_LABEL.ownerHost]: 'worker-elsewhere', [CONTAINER_LABEL.ownerPid]: '1', [CONTAINER_LABEL.ownerContainer]: owner.id };
+    const left = await engine.docker.createContainer({ Image: image, Cmd: ['sleep', 'infinity'], Labels: labels, HostConfig: { NetworkMode: 'none' } });
+    try {
+      assert.ok(!(await reapStaleContainers(engine.docker)).includes(left.id), 'kept while its owner container runs');
+      await left.inspect();
+      await owner.remove({ force: true });
+      assert.ok((await reapStaleContainers(engine.docker)).includes(left.id), 'reaped once its owner container is gone');
+      await assert.rejects(left.inspect(), (e: { statusCode?: number }) => e.statusCode === 404);
+      assert.equal((await containersOfSession(engine.docker, session.id)).length, 1, 'our live session is kept');
+    } finally {
+      await owner.remove({ force: true }).catch(() => undefined);
+      await left.remove({ force: true }).catch(() => undefined);
+    }
+  });
 });
 
 describe('docker executor info (language image)', function () {

@@ -58,6 +58,8 @@ export interface QueueWorker {
   readonly done: number;
   /** Stops taking jobs; finishes the running ones (`force`: abandons them to BullMQ's stalled-job recovery). */
   close(force?: boolean): Promise<void>;
+  /** Resolves once no task of this worker is running (at once when none is). */
+  idle(): Promise<void>;
 }
 
 /**
@@ -68,7 +70,20 @@ export interface QueueWorker {
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
   const abort = new AbortController();
   let done = 0;
+  let running = 0;
+  let idleWaiters: Array<() => void> = [];
   const processor = async (job: Job): Promise<TaskJobResult> => {
+    running++;
+    try {
+      return await processJob(job);
+    } finally {
+      if (--running === 0) {
+        for (const wake of idleWaiters) wake();
+        idleWaiters = [];
+      }
+    }
+  };
+  const processJob = async (job: Job): Promise<TaskJobResult> => {
     const checked = checkJobData(job.data);
     // A job no worker can use fails at once, saying why (no retries).
     if ('problem' in checked) throw new UnrecoverableError(checked.problem);
@@ -156,6 +171,9 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     async close(force = false) {
       if (force) abort.abort(new Error('the worker was stopped'));
       await Promise.all(workers.map((w) => w.close(force)));
+    },
+    idle() {
+      return running === 0 ? Promise.resolve() : new Promise<void>((resolve) => idleWaiters.push(resolve));
     },
   };
 }

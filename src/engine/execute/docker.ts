@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { adapterFor, type LanguageId } from '../languages';
+import { ownContainerId, ownContainerOn, ownerContainerRunning } from './owner-container';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { openCopyOnHost } from './open-copy';
@@ -18,6 +19,8 @@ export const CONTAINER_LABEL = {
   marker: 'xrepotest',
   ownerPid: 'xrepotest.owner-pid',
   ownerHost: 'xrepotest.owner-host',
+  /** The container the owner process runs in, when it runs in one on this engine (owner-container.ts). */
+  ownerContainer: 'xrepotest.owner-container',
   session: 'xrepotest.session',
 } as const;
 
@@ -65,9 +68,15 @@ export async function reapStaleContainers(docker: Dockerode): Promise<string[]> 
   const removed: string[] = [];
   for (const c of containers) {
     const labels = c.Labels ?? {};
-    if (labels[CONTAINER_LABEL.ownerHost] && labels[CONTAINER_LABEL.ownerHost] !== host) continue;
-    const pid = Number(labels[CONTAINER_LABEL.ownerPid]);
-    if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+    const ownerContainer = labels[CONTAINER_LABEL.ownerContainer];
+    if (ownerContainer) {
+      // Started from inside a container of this engine: gone with it, whatever host names it.
+      if (ownerContainer === ownContainerId() || (await ownerContainerRunning(docker, ownerContainer))) continue;
+    } else {
+      if (labels[CONTAINER_LABEL.ownerHost] && labels[CONTAINER_LABEL.ownerHost] !== host) continue;
+      const pid = Number(labels[CONTAINER_LABEL.ownerPid]);
+      if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) continue;
+    }
     try {
       await docker.getContainer(c.Id).remove({ force: true });
       removed.push(c.Id);
@@ -249,6 +258,7 @@ export class DockerExecutor implements Executor {
   /** Connects (unless given an engine) and clears containers and pool folders that crashed runs left behind. */
   static async create(options: DockerExecutorOptions = {}): Promise<DockerExecutor> {
     const engine = options.engine ?? (await connectEngine());
+    await ownContainerOn(engine.docker);
     await reapStaleContainers(engine.docker);
     reapStalePoolDirs();
     return new DockerExecutor(engine, options);
@@ -476,6 +486,7 @@ export function ownerLabels(sessionId: string): Record<string, string> {
     [CONTAINER_LABEL.ownerPid]: String(process.pid),
     [CONTAINER_LABEL.ownerHost]: os.hostname(),
     [CONTAINER_LABEL.session]: sessionId,
+    ...(ownContainerId() ? { [CONTAINER_LABEL.ownerContainer]: ownContainerId() as string } : {}),
   };
 }
 
