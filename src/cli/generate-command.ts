@@ -3,6 +3,7 @@ import type { GenerationRecord } from '../engine/generate/types';
 import { inProcessPool } from '../engine/schedule/in-process-pool';
 import { AppendLog } from '../engine/store/append-log';
 import { runTaskStep } from '../engine/task/run-task-step';
+import type { SlotStore } from '../engine/task/slot-store';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadTasks } from '../engine/tasks/load';
 import { locateCheckout } from '../engine/tasks/manifest';
@@ -15,6 +16,8 @@ export interface GenerateCommandOptions extends GenerationCliOptions {
   out: string;
   samples: number;
   repairRounds: number;
+  /** Improvement rounds after a passing test (its replies are written too, for `bench --provider replay --improve-rounds`). */
+  improveRounds?: number;
   executor: 'docker' | 'local';
   repos?: string;
   /** --allow-checkouts: where a record's own checkout path may be used from. */
@@ -31,7 +34,8 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
   const provider = providerFrom(opts, opts.concurrency);
   const decoding = params(opts);
   const builder = promptBuilder(opts, signal);
-  const executor = opts.repairRounds > 0 ? await createExecutor(opts.executor) : null;
+  const improveRounds = opts.improveRounds ?? 0;
+  const executor = opts.repairRounds > 0 || improveRounds > 0 ? await createExecutor(opts.executor) : null;
   if (fs.existsSync(opts.out)) fs.rmSync(opts.out);
   const out = AppendLog.open<GenerationRecord>(opts.out);
   const progress = createProgress('generate', opts.progress);
@@ -43,13 +47,17 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
   const step = async (t: (typeof tasks)[number]): Promise<void> => {
     const found = locateCheckout(t, { reposRoot: opts.repos, allowRecorded: opts.allowCheckouts });
     const repoDir = found.checkout ?? undefined;
-    // Repair rounds need the checkout to run the tests: say once per repository why they will not run.
+    // Repair and improvement rounds need the checkout to run the tests: say once per repository why they will not run.
     if (found.checkout === null && executor && !told.has(found.reason)) {
       told.add(found.reason);
-      process.stderr.write(`repair rounds skipped: ${found.reason}\n`);
+      process.stderr.write(`${improveRounds ? 'repair and improvement' : 'repair'} rounds skipped: ${found.reason}\n`);
     }
     const prompt = await builder.promptFor(t, repoDir);
-    // Generations only: tests are run just to ask for repairs, and nothing but the generations is kept.
+    // Generations only: tests are run just to ask for repairs (and, with improvement rounds, scored to
+    // judge the new tests), and nothing but the generations is kept: every one, in the order asked.
+    const asked: GenerationRecord[] = [];
+    const collect: SlotStore = { generation: () => undefined, result: () => undefined, addGeneration: (_t, _l, g) => void asked.push(g), addResult: () => undefined };
+    const improving = improveRounds > 0 && !!executor && !!repoDir;
     const slots = await runTaskStep(
       t,
       {
@@ -58,10 +66,11 @@ export async function runGenerate(files: string[], opts: GenerateCommandOptions,
         labels: { provider: provider.id, model: decoding.model, mode: prompt.mode },
         prompt: async () => prompt,
         evaluation: executor && repoDir ? { executor, checkout: repoDir } : undefined,
+        store: collect,
       },
-      { samples: opts.samples, repairRounds: opts.repairRounds, mutation: false, results: false, signal },
+      { samples: opts.samples, repairRounds: opts.repairRounds, mutation: false, results: improving, improveRounds: improving ? improveRounds : 0, signal },
     );
-    for (const { generation: r } of slots) {
+    for (const r of improving ? asked : slots.map((x) => x.generation)) {
       out.append(r);
       cost += r.cost_usd ?? 0;
       tokens += r.usage.inputTokens + r.usage.outputTokens;

@@ -2,10 +2,12 @@ import * as vscode from 'vscode';
 import { ResponseError, State } from 'vscode-languageclient/node';
 import {
   CANCEL_SCORING,
+  CHANGED_FUNCTIONS,
   FOCAL_FUNCTION_AT,
   SCORE_FUNCTION,
   SCORING_BUSY_CODE,
   SCORING_PHASE,
+  type ChangedFunctionsResult,
   type FocalFunctionAtResult,
   type ScoreFunctionResult,
   type ScoringPhaseParams,
@@ -144,7 +146,74 @@ export function registerScoring(engine: Engine): void {
     }
   };
 
+  /**
+   * "Generate scored tests for my changes": every function a test can call whose lines changed since a
+   * git ref, scored one after the other under one cancellable notification.
+   */
+  const scoreChanges = async (folderArg?: string, refArg?: string): Promise<ScoreFunctionResult[] | undefined> => {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const folder = folderArg
+      ? folders.find((f) => f.uri.toString() === folderArg)
+      : folders.length === 1
+        ? folders[0]
+        : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Generate scored tests for the changes of which folder?' });
+    if (!folder) {
+      if (!folders.length) void vscode.window.showWarningMessage('XRepoTest: open a folder with a git repository first.');
+      return undefined;
+    }
+    const ref =
+      refArg ??
+      (await vscode.window.showInputBox({
+        title: 'XRepoTest: tests for my changes',
+        prompt: 'Changes since which git ref? HEAD: what is not committed yet; a branch (main), a tag or a commit: everything since it.',
+        value: 'HEAD',
+      }));
+    if (!ref) return undefined;
+    let changed: ChangedFunctionsResult;
+    try {
+      changed = await request(CHANGED_FUNCTIONS, { folder: folder.uri.toString(), ref, ...(await requestSettings(context.secrets)) });
+    } catch (e) {
+      const message = (e as Error).message.replace(/^Request \S+ failed with message: /, '');
+      log.error(`finding the changed functions failed: ${message}`);
+      void vscode.window.showErrorMessage(`XRepoTest: ${message}`);
+      return undefined;
+    }
+    for (const s of changed.skipped) log.info(`changes since ${ref}: ${s.relPath} left out: ${s.why}`);
+    if (!changed.functions.length) {
+      void vscode.window.showInformationMessage(`XRepoTest: no function a test can call changed since ${ref} (${changed.commit.slice(0, 12)}) in ${folder.name}.`);
+      return [];
+    }
+    log.info(`changes since ${ref} (${changed.commit.slice(0, 12)}): ${changed.functions.map((f) => `${f.relPath}:${f.startLine} ${f.name}`).join(', ')}`);
+    const results: ScoreFunctionResult[] = [];
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `XRepoTest: tests for ${changed.functions.length} changed function(s)`, cancellable: true },
+      async (progress, token) => {
+        let current: { uri: string; startLine: number } | undefined;
+        token.onCancellationRequested(() => {
+          if (current) void scorings.cancel(current.uri, current.startLine);
+        });
+        for (const [i, f] of changed.functions.entries()) {
+          if (token.isCancellationRequested) break;
+          progress.report({ message: `${i + 1} of ${changed.functions.length}: ${f.name} (${f.relPath})`, increment: i === 0 ? 0 : 100 / changed.functions.length });
+          // The server scores open documents: the file is opened (not shown) first.
+          await vscode.workspace.openTextDocument(vscode.Uri.parse(f.uri));
+          current = { uri: f.uri, startLine: f.startLine };
+          const r = await scoreFunction(f.uri, f.startLine);
+          current = undefined;
+          if (r) results.push(r);
+        }
+      },
+    );
+    const passed = results.filter((r) => r.passed).length;
+    void vscode.window.showInformationMessage(`XRepoTest: scored ${results.length} of ${changed.functions.length} changed function(s) since ${ref}: ${passed} with a passing test. The lenses and the Testing view show each score.`);
+    return results;
+  };
+
   context.subscriptions.push(
+    vscode.commands.registerCommand('xrepotest.generateForChanges', async (folder?: string, ref?: string) => {
+      if (!requireTrust('Generating tests')) return undefined;
+      return scoreChanges(folder, ref);
+    }),
     // The lens's Cancel (uri and start line given), or the palette's: the one scoring in flight, or a pick among them.
     vscode.commands.registerCommand('xrepotest.cancelScoring', async (uri?: string, startLine?: number): Promise<boolean> => {
       if (uri && startLine) return scorings.cancel(uri, startLine);

@@ -30,6 +30,7 @@ export function engineSettings(): EngineSettings {
     memoryMb: c.get('limits.memoryMb', d.memoryMb),
     mutation: c.get('mutation.enabled', d.mutation),
     reruns: c.get('reruns', d.reruns),
+    improveRounds: c.get('improveRounds', d.improveRounds),
     requestTimeoutSeconds: c.get('requests.timeoutSeconds', d.requestTimeoutSeconds),
     requestRetries: c.get('requests.retries', d.requestRetries),
     embeddingBaseUrl: c.get('embedding.baseUrl', d.embeddingBaseUrl),

@@ -7,8 +7,10 @@ import type { CandidatePhase, FocalLine, ScoreFunctionResult } from '../shared/s
 export type ItemState = 'passed' | 'failed' | 'errored' | 'skipped';
 
 /** `offline baseline test 1`, `claude-sonnet-4-5 test 2 (repair 1)`: who wrote the test, its number under the function, its repair. */
-export function candidateLabel(model: string, seq: number, round: number): string {
+export function candidateLabel(model: string, seq: number, round: number, suiteTests = 1): string {
   const author = model === 'baseline' ? 'offline baseline' : model;
+  // "Improve"'s suite: the first test and the kept ones, merged into one file.
+  if (suiteTests > 1) return `${author} suite ${seq} (${suiteTests} tests)`;
   return `${author} test ${seq}${round > 0 ? ` (repair ${round})` : ''}`;
 }
 

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import {
   PLACE_CANDIDATE,
   REGENERATE_CANDIDATE,
+  IMPROVE_CANDIDATE,
   REPAIR_CANDIDATE,
   RUN_CANDIDATE,
   type CandidateCase,
@@ -134,7 +135,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     seqOf.set(focal.id, seq);
     const fileName = r.placement ? path.posix.basename(r.placement.relPath) : `test${path.extname(r.focalFile)}`;
     const doc = vscode.Uri.from({ scheme: CANDIDATE_SCHEME, path: `/${++docSeq}/${fileName}` });
-    const item = controller.createTestItem(`${focal.id}/${seq}`, candidateLabel(r.model, seq, r.round), doc);
+    const item = controller.createTestItem(`${focal.id}/${seq}`, candidateLabel(r.model, seq, r.round, r.suite?.tests), doc);
     const c: Candidate = { item, focal, result: r, doc };
     byItem.set(item.id, c);
     all.push(c);
@@ -482,6 +483,23 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       c.focal.children.forEach((i) => (sample = Math.max(sample, (byItem.get(i.id)?.result.sample ?? 0) + 1)));
       await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
       return another('regeneration', REGENERATE_CANDIDATE, { uri: r.uri, startLine: r.startLine, sample });
+    }),
+    vscode.commands.registerCommand('xrepotest.improve', async (arg?: CandidateArg) => {
+      if (!requireTrust('Improving a test')) return undefined;
+      const t = await targetOf(arg, 'Improve which passing test (more tests for the lines it does not run)?');
+      if (!t) return undefined;
+      const r = t.c.result;
+      if (!r.passed) {
+        void vscode.window.showWarningMessage(`XRepoTest: "Improve" starts from a passing test, and ${t.c.item.label} does not pass. "Repair with model" or "Regenerate" first.`);
+        return undefined;
+      }
+      await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+      const improved = await another('improvement', IMPROVE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round });
+      if (improved?.suite && improved.suite.tests === 1) {
+        const why = improved.suite.rounds.map((x) => `round ${x.improve}: ${x.reason}`).join('; ');
+        void vscode.window.showInformationMessage(`XRepoTest: no new test kept for ${r.functionName}${why ? ` (${why})` : ''}.`);
+      }
+      return improved;
     }),
     vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: CandidateArg) => {
       const t = await targetOf(arg, 'Accept which generated test into the project?');

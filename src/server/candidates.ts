@@ -161,8 +161,16 @@ export async function evaluateFor(state: ServerState, focal: Focal, testCode: st
 
 type Scored = Pick<
   ScoreFunctionResult,
-  'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'smoke' | 'mutation' | 'environment' | 'reruns'
+  'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'provider' | 'smoke' | 'mutation' | 'environment' | 'reruns' | 'suite'
 >;
+
+/** `suite of 3 tests (first test: 40 %)`, or why "Improve" kept nothing. */
+function suitePart(suite: NonNullable<Scored['suite']>): string {
+  const ran = suite.rounds.length;
+  if (suite.tests === 1) return `improve: no test kept in ${ran} round${ran === 1 ? '' : 's'}`;
+  const first = suite.first.executable ? Math.round((100 * suite.first.covered) / suite.first.executable) : 0;
+  return `suite of ${suite.tests} tests (the first alone: ${first} % of the lines)`;
+}
 
 /** `24 %`: the share of the function's executable lines the test ran. */
 function linesRun(r: Pick<Scored, 'coveredLines' | 'executableLines'>): number {
@@ -204,6 +212,8 @@ export function summaryOf(r: Scored): string {
   if (!smokePass) parts.push(r.invoked ? `calls ${name}` : `does not call ${name}`);
   if (r.passed && r.reruns) parts.push(`passed all ${r.reruns.runs} runs`);
   if (r.mutation && !r.mutation.error) parts.push(mutantsCaught(r.mutation));
+  // First: the lens line is cut at the editor's right edge, and what "Improve" did is what changed.
+  if (r.suite) parts.unshift(suitePart(r.suite));
   return parts.join(' · ');
 }
 
@@ -231,6 +241,14 @@ export function scoreTooltip(r: Scored): string {
     lines.push(
       `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.`,
     );
+  if (r.suite) {
+    lines.push(
+      r.suite.tests === 1
+        ? `"Improve" asked for more tests in ${r.suite.rounds.length} round(s) and kept none (a new test is kept only when it compiles, passes, calls ${name} and runs a line, or catches a mutant, the others miss):`
+        : `suite of ${r.suite.tests} tests: "Improve" added ${r.suite.tests - 1} test(s) to the first one, merged into one file and scored as one; the first test alone ran ${r.suite.first.covered} of ${r.suite.first.executable} lines.`,
+      ...r.suite.rounds.map((x) => `  round ${x.improve}: ${x.kept ? 'kept' : 'dropped'}: ${x.reason}`),
+    );
+  }
   return lines.join('\n');
 }
 
@@ -374,6 +392,11 @@ const RECENT_MAX = 64;
 
 function recentKey(focal: Focal, testCode: string): string {
   return `${focal.uri}#${focal.task.function_component.start_line}#${testHash(testCode)}`;
+}
+
+/** The last evaluation of this test for this function, if the server still has it. */
+export function recentEvaluation(focal: Focal, testCode: string): Evaluation | undefined {
+  return recent.get(recentKey(focal, testCode));
 }
 
 export function remember(focal: Focal, testCode: string, e: Evaluation): void {

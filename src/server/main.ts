@@ -21,6 +21,8 @@ import { registerLmTools } from './lm-tools';
 import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
+import { registerImproving } from './improving';
+import { registerChanges } from './changes';
 import { onClientNotification } from './wire';
 
 /**
@@ -60,6 +62,8 @@ registerScoring(state);
 registerBridge(state);
 registerAnnotator(state);
 registerTesting(state);
+registerImproving(state);
+registerChanges(state);
 registerBench(state);
 registerLmTools(state);
 

@@ -15,7 +15,8 @@ import {
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
 import type { Provider } from '../engine/generate/types';
-import { runMutationTesting, toResultMutation, type MutationResult } from '../engine/mutate/run';
+import { runMutationTesting, toResultMutation, type MutationResult, type ResultMutation } from '../engine/mutate/run';
+import type { Executor } from '../engine/execute/types';
 import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
@@ -30,11 +31,33 @@ import { onClientRequest } from './wire';
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
 
 /** The function's lens shows this score from now on (the latest generated test's). */
-function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
+export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
   void state.connection.sendRequest(CodeLensRefreshRequest.type);
+}
+
+/**
+ * Mutants on the lines a passing test covered, each run in its own disposable copy, with the
+ * editor's progress; `onResult` gets the full result (the lens's counts).
+ */
+export function editorMutation(focal: Focal, settings: EngineSettings, executor: Executor, p: Progress, onResult?: (m: MutationResult) => void) {
+  return async (testCode: string, coveredLines: number[]): Promise<ResultMutation | undefined> => {
+    if (coveredLines.length === 0) return undefined;
+    p.report(80, 'mutation testing', { kind: 'mutation', done: 0, total: 0 });
+    const mutation = await runMutationTesting(focal.task, focal.adapter.id, testCode, {
+      executor,
+      repoDir: focal.root,
+      coveredLines,
+      limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+      signal: p.signal,
+      onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`, { kind: 'mutation', done, total }),
+    });
+    p.signal.throwIfAborted();
+    onResult?.(mutation);
+    return toResultMutation(mutation);
+  };
 }
 
 /** Which slot the editor scores: a new sample, or a repair of a scored test (the next round of its sample). */
@@ -80,21 +103,7 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
         onPhase: (phase) => reportRunnerPhase(p, 60, phase),
         reruns: settings.reruns,
       },
-      // Mutants on the lines the passing test covered, each run in its own disposable copy.
-      mutate: async (testCode, coveredLines) => {
-        if (coveredLines.length === 0) return undefined;
-        p.report(80, 'mutation testing', { kind: 'mutation', done: 0, total: 0 });
-        mutation = await runMutationTesting(focal.task, focal.adapter.id, testCode, {
-          executor,
-          repoDir: focal.root,
-          coveredLines,
-          limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-          signal: p.signal,
-          onMutant: (done, total) => p.report(80 + Math.floor((19 * done) / Math.max(total, 1)), `mutation testing: ${done}/${total} mutants`, { kind: 'mutation', done, total }),
-        });
-        p.signal.throwIfAborted();
-        return toResultMutation(mutation);
-      },
+      mutate: editorMutation(focal, settings, executor, p, (m) => (mutation = m)),
       store: state.editorRun?.storeFor(focal.task, focal.root),
     },
     {
@@ -141,6 +150,12 @@ export function functionLensTooltip(name: string, lines: number, filters: { minL
   return `${name} has ${lines} lines of code (comments and blank lines not counted). Functions of ${filters.minLines} to ${filters.maxLines} lines get this lens (settings "xrepotest.extract.minLines" and "xrepotest.extract.maxLines").`;
 }
 
+/** Whether "Improve" could add anything: lines no test runs, or mutants no test catches. */
+function wantsMore(score: ScoreFunctionResult): boolean {
+  const survivors = score.mutation && !score.mutation.error ? score.mutation.viable - score.mutation.killed - score.mutation.timedOut : 0;
+  return score.coveredLines.length < score.executableLines.length || survivors > 0;
+}
+
 /** Code lenses on focal functions, and generating + scoring one of them with progress and cancellation. */
 export function registerScoring(state: ServerState): void {
   const { connection, documents } = state;
@@ -170,6 +185,8 @@ export function registerScoring(state: ServerState): void {
       if (score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
       // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
       if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
+      // More tests for what it misses (issue 17): only from a pass, and only while lines are left to run or mutants to catch.
+      if (score?.passed && wantsMore(score)) lenses.push({ range, command: { title: 'Improve', command: 'xrepotest.improve', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
       return lenses;
     });

@@ -39,6 +39,11 @@ export interface EngineSettings {
   mutation: boolean;
   /** Flaky detection: a passing test runs this many more times, each in a fresh sandbox (0: none). */
   reruns: number;
+  /**
+   * "Improve" (lens and Testing view): rounds asking the model for more tests aimed at what a passing
+   * test leaves uncovered (and the mutants it misses); a new test is kept only when it adds something.
+   */
+  improveRounds: number;
   /** Seconds one provider request may take before it is abandoned (and retried). */
   requestTimeoutSeconds: number;
   /** Retries of a failed or timed-out provider request, after the first attempt. */
@@ -70,6 +75,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   memoryMb: 2048,
   mutation: true,
   reruns: 2,
+  improveRounds: 2,
   requestTimeoutSeconds: 300,
   requestRetries: 3,
   embeddingBaseUrl: '',
@@ -97,7 +103,7 @@ export interface WithSettings {
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
 export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
   type: 'object',
-  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'reruns', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'reruns', 'improveRounds', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
   properties: {
     minLines: int,
     maxLines: int,
@@ -112,6 +118,7 @@ export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
     memoryMb: num,
     mutation: bool,
     reruns: int,
+    improveRounds: int,
     requestTimeoutSeconds: num,
     requestRetries: num,
     embeddingBaseUrl: str,

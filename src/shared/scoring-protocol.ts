@@ -45,6 +45,8 @@ export interface ScoreFunctionResult {
   mutation?: { killed: number; timedOut: number; viable: number; mutants: number; score: number; error?: string };
   /** Flaky detection (setting `xrepotest.reruns`): all runs of a test that passed its first, and how many passed; absent when not rerun. */
   reruns?: { runs: number; passed: number };
+  /** Set by "Improve": the suite the improvement rounds grew from the passing test it started with (this result scores the suite's merged file when a test was kept). */
+  suite?: SuiteSummary;
   // What the Testing view needs besides the score.
   /** The focal document and the function's lines (1-based, inclusive). */
   uri: string;
@@ -66,6 +68,15 @@ export interface ScoreFunctionResult {
   placement: CandidatePlacement | null;
   /** The phases' logs (sandbox paths mapped back to the workspace, tails kept). */
   phases: CandidatePhase[];
+}
+
+/** What "Improve" did: the tests it kept, every round's verdict, and the first test's coverage to compare with. */
+export interface SuiteSummary {
+  /** Tests in the suite: the first and every kept one (1: none was kept, the result is the first test's). */
+  tests: number;
+  /** The first test's covered and executable focal lines. */
+  first: { covered: number; executable: number };
+  rounds: Array<{ improve: number; kept: boolean; verdict: string; reason: string; addedLines: number[] }>;
 }
 
 export interface EnvironmentVerdictResult {
@@ -175,6 +186,61 @@ export const REPAIR_CANDIDATE = new ClientRequest<RepairCandidateParams, ScoreFu
     required: ['uri', 'startLine', 'testCode', 'sample', 'round', 'settings'],
     properties: { uri: str, startLine: int, testCode: str, sample: int, round: int, ...withSettingsProperties },
   },
+);
+
+/**
+ * "Improve": improvement rounds (xrepotest.improveRounds) from a passing test: the model is shown the
+ * lines no test runs (and the mutants none detects) and asked for more tests; each is kept only when
+ * it adds something, and the kept ones are merged into one suite. The result scores the suite.
+ */
+export interface ImproveCandidateParams extends WithSettings {
+  uri: string;
+  startLine: number;
+  testCode: string;
+  sample: number;
+  round: number;
+}
+
+export const IMPROVE_CANDIDATE = new ClientRequest<ImproveCandidateParams, ScoreFunctionResult>(
+  'xrepotest/improveCandidate',
+  {
+    type: 'object',
+    required: ['uri', 'startLine', 'testCode', 'sample', 'round', 'settings'],
+    properties: { uri: str, startLine: int, testCode: str, sample: int, round: int, ...withSettingsProperties },
+  },
+);
+
+/**
+ * "Generate scored tests for my changes": the functions a test can call whose lines changed since a
+ * git ref (committed since, staged or not, and files git does not track), in one workspace folder.
+ */
+export interface ChangedFunctionsParams extends WithSettings {
+  /** The workspace folder (a file: URI). */
+  folder: string;
+  /** A branch, tag or commit of the folder's repository (HEAD: what is not committed yet). */
+  ref: string;
+}
+
+export interface ChangedFunction {
+  uri: string;
+  /** Relative to the folder, '/'-separated. */
+  relPath: string;
+  name: string;
+  startLine: number;
+  endLine: number;
+}
+
+export interface ChangedFunctionsResult {
+  /** The commit the ref named. */
+  commit: string;
+  functions: ChangedFunction[];
+  /** Changed files left out, with why (not a language of the extension, a link, too large). */
+  skipped: Array<{ relPath: string; why: string }>;
+}
+
+export const CHANGED_FUNCTIONS = new ClientRequest<ChangedFunctionsParams, ChangedFunctionsResult>(
+  'xrepotest/changedFunctions',
+  { type: 'object', required: ['folder', 'ref', 'settings'], properties: { folder: str, ref: str, ...withSettingsProperties } },
 );
 
 /** "Regenerate": a new sample from the provider, evaluated. */

@@ -166,6 +166,25 @@ describe('improvement rounds on the fixtures (offline)', function () {
       assert.match(cmp.stdout, /Paired comparison/);
       assert.match(cmp.stdout, /Cov \(improved\)/);
     });
+
+    it('`generate --improve-rounds 2` writes every reply, and replaying them in `bench` rebuilds the same suites', () => {
+      const gens = path.join(dir, 'generations.jsonl');
+      const g = spawnSync(process.execPath, [CLI, 'generate', path.join(REPO_ROOT, 'examples/fixtures/tasks.jsonl'), '--out', gens, '--provider', 'baseline', '--improve-rounds', '2', '--executor', 'local', '--repos', path.join(REPO_ROOT, 'test/fixtures'), '--no-progress'], { encoding: 'utf8' });
+      assert.equal(g.status, 0, g.stderr);
+      const records = fs.readFileSync(gens, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; language: string; improve?: number; test_code: string });
+      const goFirst = records.filter((r) => r.language === 'go' && !r.improve);
+      const goImproving = records.filter((r) => r.language === 'go' && r.improve);
+      assert.equal(goFirst.length, 5, 'one first test per Go task');
+      assert.ok(goImproving.some((r) => r.improve === 1 && r.test_code.trim()), 'the improvement rounds\' replies are written, numbered');
+      const baseline = path.join(dir, 'improved');
+      const replayed = path.join(dir, 'replayed');
+      bench(replayed, ['--improve-rounds', '2', '--provider', 'replay', '--replay', gens]);
+      const suites = (runDir: string): Record<string, unknown> =>
+        Object.fromEntries(
+          fs.readFileSync(path.join(runDir, 'results.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as ResultRecord).map((r) => [r.id, r.xrt.suite && { tests: r.xrt.suite.tests, hash: r.xrt.suite.test_hash, kept: r.xrt.suite.rounds.map((x) => x.kept) }]),
+        );
+      assert.deepEqual(suites(replayed), suites(baseline), 'the replayed replies keep the same tests');
+    });
   });
 });
 

@@ -44,6 +44,21 @@ describe('the score in plain words (lens, tooltip, Testing view)', () => {
     assert.doesNotMatch(summaryOf(passing), /runs$|flaky/, 'not rerun: no word about reruns');
   });
 
+  it('puts what "Improve" did first: the suite and the first test\'s share of lines, or that no test was kept and why', () => {
+    const rounds = [
+      { improve: 1, kept: true, verdict: 'adds-coverage', reason: 'it runs focal line(s) 9, 10 that no test of the suite ran', addedLines: [9, 10] },
+      { improve: 2, kept: false, verdict: 'adds-nothing', reason: 'it runs no focal line the suite does not run', addedLines: [] },
+    ];
+    const suite = { ...passing, coveredLines: [3, 4, 5, 6, 7, 9, 10], suite: { tests: 2, first: { covered: 5, executable: 21 }, rounds } };
+    assert.equal(summaryOf(suite), "suite of 2 tests (the first alone: 24 % of the lines) · ✓ 1 of 1 tests pass · 33 % of the function's lines run · calls Find · caught 1 of 2 mutants");
+    const tip = scoreTooltip(suite);
+    assert.match(tip, /suite of 2 tests: "Improve" added 1 test\(s\) to the first one, merged into one file and scored as one; the first test alone ran 5 of 21 lines/);
+    assert.match(tip, /\n  round 1: kept: it runs focal line\(s\) 9, 10 that no test of the suite ran\n  round 2: dropped: it runs no focal line the suite does not run$/);
+    const none = { ...passing, suite: { tests: 1, first: { covered: 5, executable: 21 }, rounds: rounds.slice(1) } };
+    assert.match(summaryOf(none), /^improve: no test kept in 1 round · ✓ 1 of 1 tests pass/);
+    assert.match(scoreTooltip(none), /kept none .*\n  round 2: dropped: it runs no focal line/);
+  });
+
   it('says why a test failed in words', () => {
     assert.equal(summaryOf({ ...passing, compiled: false, passed: false }), '✗ the test does not compile');
     assert.equal(summaryOf({ ...passing, passed: false, failureCategory: 'tampering' }), '✗ the test tampers with its own result');
