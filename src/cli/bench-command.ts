@@ -51,8 +51,6 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     if (opts.rateLimit) throw new Error('--rate-limit paces the workers of a --queue run; a local run paces its calls with --concurrency');
     return undefined;
   }
-  if (opts.improveRounds) throw new Error('--improve-rounds does not go to --queue workers yet: run the benchmark without --queue');
-  if (opts.reruns) throw new Error('--reruns does not go to --queue workers yet: run the benchmark without --queue');
   const rateLimit = opts.rateLimit ? parseRateLimit(opts.rateLimit) : undefined;
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
@@ -76,6 +74,9 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     repairRounds: opts.repairRounds,
     mutation: !!opts.mutation,
     executor: opts.executor,
+    // Only when asked for: a job without them is what workers before them read.
+    ...(opts.improveRounds ? { improveRounds: opts.improveRounds } : {}),
+    ...(opts.reruns ? { reruns: opts.reruns } : {}),
     ...(rateLimit ? { rateLimit } : {}),
   };
   return {

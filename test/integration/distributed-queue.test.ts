@@ -220,6 +220,27 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(local, 'summary.json'), 'utf8'));
   });
 
+  it('--improve-rounds and --reruns go to the workers: the suites, rerun counts and summary of the local run', async () => {
+    const args = ['--dataset', DATASET, '--lang', 'go', '--improve-rounds', '2', '--reruns', '1', '--executor', 'local', '--no-progress'];
+    const local = path.join(work, 'improve-local');
+    const l = spawnSync(process.execPath, [CLI, 'bench', ...args, '--manifest', MANIFEST, '--run-dir', local], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(l.status, 0, l.stderr);
+    worker('improve');
+    const runDir = path.join(work, 'improve-queue');
+    const c = cliProcess(['bench', ...args, '--queue', redis.url, '--sources', sourcesFile, '--run-dir', runDir], `${runDir}.log`);
+    assert.equal(await exited(c), 0, logOf('improve-queue.log'));
+    const slots = (dir: string): Array<[string, unknown, unknown]> =>
+      fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n').filter(Boolean)
+        .map((line) => JSON.parse(line) as { id: string; xrt: { reruns?: unknown; suite?: { tests: number; test_hash: string; rounds: Array<{ kept: boolean; verdict: string }> } } })
+        .sort((a, b) => a.id.localeCompare(b.id))
+        .map((r): [string, unknown, unknown] => [r.id, r.xrt.reruns, r.xrt.suite && { tests: r.xrt.suite.tests, hash: r.xrt.suite.test_hash, verdicts: r.xrt.suite.rounds.map((x) => x.verdict) }]);
+    const remote = slots(runDir);
+    assert.ok(remote.some(([, , s]) => s && (s as { tests: number }).tests > 1), `a suite grew on a worker: ${JSON.stringify(remote)}`);
+    assert.ok(remote.every(([, reruns]) => reruns), 'every passing slot was rerun');
+    assert.deepStrictEqual(remote, slots(local));
+    assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(local, 'summary.json'), 'utf8'));
+  });
+
   it('Ctrl-C on a coordinator whose tasks wait for workers stops it (130), and the same command resumes once a worker comes', async () => {
     const runDir = path.join(work, 'interrupted');
     const first = coordinator(runDir);

@@ -92,6 +92,8 @@ describe('distributed queue: a job from Redis is checked before anything runs', 
     ['no executor', job({ experiment: { ...experiment, executor: 'ssh' } }), /executor/],
     ['a rate limit that is not calls per period', job({ experiment: { ...experiment, rateLimit: { max: 0, durationMs: 1000 } } }), /rate limit/],
     ['known records that are not lists', job({ known: { generations: {}, results: [] } }), /not lists/],
+    ['absurd improvement rounds', job({ experiment: { ...experiment, improveRounds: 1e6 } }), /improveRounds is not a count/],
+    ['reruns that are not a count', job({ experiment: { ...experiment, reruns: -1 } }), /reruns is not a count/],
   ];
   for (const [what, data, reason] of refusals) {
     it(`refuses ${what}`, () => {
@@ -118,10 +120,37 @@ describe('distributed queue: a worker\'s answer', () => {
       [{ results: [{ ...result, xrt: { ...result.xrt, round: 2 } }] }, /outside/],
       [{ generations: [{ ...generation, model: 'other' }] }, /another experiment/],
       [{ generations: 'x' }, /no record lists/],
+      [{ generations: [{ ...generation, improve: 1 }] }, /improvement rounds/],
     ];
     for (const [over, reason] of cases) {
       const c = checkJobResult(answer(over), task, experiment);
       assert.ok('problem' in c, JSON.stringify(over));
+      assert.match(c.problem, reason);
+    }
+  });
+});
+
+describe('distributed queue: an answer to a run with improvement rounds or reruns', () => {
+  const generation = { id: 'abc123', task_id: 3, language: 'go', sample: 0, round: 0, mode: 'standard', provider: 'baseline', model: 'baseline', test_code: 'x' };
+  const passing = { id: 'abc123', task_id: 3, checks: [{ compilation: true, tests: true, coverage: true, invocation: true }], coverage_stats: [], xrt: { language: 'go', sample: 0, round: 0, test_hash: 'h' } };
+  const answer = (generations: unknown[], results: unknown[]) => ({ format: JOB_FORMAT, worker: 'h:1', generations, results, ms: 5 });
+  const improving = { ...experiment, improveRounds: 2, reruns: 1 };
+
+  it('takes the rounds\' replies and a passing result with its suite and reruns', () => {
+    const done = { ...passing, xrt: { ...passing.xrt, suite: { tests: 2 }, reruns: { runs: 2, passed: 2 } } };
+    assert.ok('result' in checkJobResult(answer([generation, { ...generation, improve: 1 }, { ...generation, improve: 2 }], [done]), task, improving));
+  });
+
+  it('refuses a reply past the run\'s rounds, and a passing result an older worker scored without the rounds or the reruns', () => {
+    const cases: Array<[ReturnType<typeof answer>, RegExp]> = [
+      [answer([{ ...generation, improve: 3 }], []), /outside the run's improvement rounds/],
+      [answer([{ ...generation, improve: 0.5 }], []), /outside the run's improvement rounds/],
+      [answer([generation], [{ ...passing, xrt: { ...passing.xrt, reruns: { runs: 2, passed: 2 } } }]), /without the run's improvement rounds/],
+      [answer([generation], [{ ...passing, xrt: { ...passing.xrt, suite: { tests: 1 } } }]), /without the run's reruns/],
+    ];
+    for (const [a, reason] of cases) {
+      const c = checkJobResult(a, task, improving);
+      assert.ok('problem' in c, JSON.stringify(a));
       assert.match(c.problem, reason);
     }
   });

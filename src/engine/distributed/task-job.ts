@@ -60,6 +60,10 @@ export interface JobExperiment {
   repairRounds: number;
   mutation: boolean;
   executor: 'docker' | 'local';
+  /** Improvement rounds after a passing test (`bench --improve-rounds`); absent: none. */
+  improveRounds?: number;
+  /** Flaky detection: reruns of a passing test (`bench --reruns`); absent: none. */
+  reruns?: number;
   timeouts?: { compileMs?: number; testMs?: number };
   /** Model calls per period across all workers (`--rate-limit`): calls then go through the provider's queue. */
   rateLimit?: { max: number; durationMs: number };
@@ -127,6 +131,10 @@ export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTas
   for (const k of counts) if (typeof e[k] !== 'number' || !Number.isFinite(e[k]) || (e[k] as number) < 0) return { problem: `the job's experiment has no valid ${k}` };
   if ((e.samples as number) > 100 || (e.repairRounds as number) > 20) return { problem: 'the job asks for more samples or repair rounds than a run can have (100, 20)' };
   if (e.executor !== 'docker' && e.executor !== 'local') return { problem: 'the job\'s experiment names no executor' };
+  for (const [k, max] of [['improveRounds', 20], ['reruns', 10]] as const) {
+    const v = e[k];
+    if (v !== undefined && (!Number.isInteger(v) || (v as number) < 0 || (v as number) > max)) return { problem: `the job's ${k} is not a count from 0 to ${max}` };
+  }
   if (e.rateLimit !== undefined) {
     const r = e.rateLimit as Record<string, unknown> | null;
     if (!isObject(r) || !Number.isInteger(r.max) || (r.max as number) < 1 || typeof r.durationMs !== 'number' || !(r.durationMs > 0)) return { problem: 'the job\'s rate limit is not calls per period' };
@@ -153,6 +161,7 @@ export function checkJobResult(value: unknown, task: LoadedTask, experiment: Job
     if ((g.id ?? `${g.language}:${g.task_id}`) !== key) return { problem: `a generation of another task (${String(g.id ?? g.task_id)})` };
     if (!inRange(g.sample, g.round) || typeof g.test_code !== 'string') return { problem: 'a generation outside the run\'s samples and rounds' };
     if (g.provider !== experiment.provider || g.model !== experiment.model || g.mode !== experiment.mode) return { problem: 'a generation of another experiment' };
+    if (g.improve !== undefined && (!Number.isInteger(g.improve) || (g.improve as number) < 1 || (g.improve as number) > (experiment.improveRounds ?? 0))) return { problem: 'a generation outside the run\'s improvement rounds' };
   }
   for (const r of value.results as unknown[]) {
     if (!isObject(r) || !isObject(r.xrt)) return { problem: 'a result is not a result record' };
@@ -160,6 +169,10 @@ export function checkJobResult(value: unknown, task: LoadedTask, experiment: Job
     if ((r.id ?? `${xrt.language}:${r.task_id}`) !== key) return { problem: `a result of another task (${String(r.id ?? r.task_id)})` };
     if (!inRange(xrt.sample, xrt.round) || typeof xrt.test_hash !== 'string') return { problem: 'a result outside the run\'s samples and rounds' };
     if (!Array.isArray(r.checks) || !Array.isArray(r.coverage_stats)) return { problem: 'a result without checks or coverage' };
+    // A worker that ignored the run's rounds or reruns (an older one) would land one-shot scores as the run's.
+    const passedOnce = isObject(r.checks[0]) && (r.checks[0] as Record<string, unknown>).tests === true;
+    if ((experiment.improveRounds ?? 0) > 0 && passedOnce && !isObject(xrt.suite)) return { problem: 'a passing result without the run\'s improvement rounds (is the worker older than the coordinator?)' };
+    if ((experiment.reruns ?? 0) > 0 && (passedOnce || xrt.failure_category === 'flaky') && !isObject(xrt.reruns)) return { problem: 'a passing result without the run\'s reruns (is the worker older than the coordinator?)' };
   }
   return { result: value as unknown as TaskJobResult };
 }

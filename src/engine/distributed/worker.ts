@@ -136,11 +136,11 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
         params: s.params,
         labels,
         prompt: () => s.promptFor(task, checkout),
-        evaluation: { executor, checkout, image: imageFor && (() => imageFor(checkout, task.language)), timeouts: e.timeouts },
+        evaluation: { executor, checkout, image: imageFor && (() => imageFor(checkout, task.language)), timeouts: e.timeouts, reruns: e.reruns ?? 0 },
         mutate: mutate && ((testCode, coveredLines) => mutate(task, checkout, testCode, coveredLines, source.kind === 'image' ? source.image : undefined)),
         store,
       },
-      { samples: e.samples, repairRounds: e.repairRounds, mutation: e.mutation, signal: abort.signal },
+      { samples: e.samples, repairRounds: e.repairRounds, mutation: e.mutation, improveRounds: e.improveRounds ?? 0, signal: abort.signal },
     );
     done++;
     opts.log(`task ${task.task.id ?? `${task.language}:${task.task.task_id}`} done in ${((Date.now() - started) / 1000).toFixed(1)} s (${store.newResults.length} new results)`);
