@@ -18,6 +18,7 @@ import { verdictOfProblem, type EnvironmentVerdict } from '../engine/environment
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import { hasAssertions } from '../engine/score/assertions';
 import type { TaskRecord } from '../engine/tasks/record';
+import type { Executor } from '../engine/execute/types';
 import type { EngineSettings } from '../shared/protocol';
 import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctionResult } from '../shared/scoring-protocol';
 import { lineOfTest, locateInTest, tailOf, workspacePathOf } from './candidate-mapping';
@@ -139,18 +140,23 @@ export function reportRunnerPhase(p: Progress, percentage: number, name: string)
   p.report(percentage, phase ? '' : name, phase);
 }
 
-/** Runs one test against the focal function in a disposable copy of the workspace folder. */
-export async function evaluateFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<Evaluation> {
-  const executor = await state.executor(settings.executor);
-  const once = (): Promise<Evaluation> =>
+/** One run of a test against the focal function in a disposable copy of the workspace folder, with the editor's limits (no reruns). */
+export function editorEvaluation(focal: Focal, executor: Executor, settings: EngineSettings, p: Progress) {
+  return (testCode: string, onPhase?: (phase: string) => void): Promise<Evaluation> =>
     evaluateTest(focal.task, focal.adapter.id, testCode, {
       executor,
       repoDir: focal.root,
       signal: p.signal,
       timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
       limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-      onPhase: (phase) => reportRunnerPhase(p, 60, phase),
+      ...(onPhase ? { onPhase } : {}),
     });
+}
+
+/** Runs one test against the focal function in a disposable copy of the workspace folder. */
+export async function evaluateFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<Evaluation> {
+  const run = editorEvaluation(focal, await state.executor(settings.executor), settings, p);
+  const once = (): Promise<Evaluation> => run(testCode, (phase) => reportRunnerPhase(p, 60, phase));
   // Flaky detection as the lens's scoring does it (`xrepotest.reruns`): a passing run is run again.
   const e = await withReruns(await once(), settings.reruns, once, p.signal);
   // A cancelled run is scored as whatever it got to; that is no score to show or keep.

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { CancellationToken } from 'vscode-languageserver/node';
-import { evaluateTest, testHash, type Evaluation } from '../engine/execute/evaluate';
+import { testHash, type Evaluation } from '../engine/execute/evaluate';
 import { withReruns } from '../engine/execute/reruns';
 import { generateOne } from '../engine/generate/generate';
 import type { Prompt } from '../engine/generate/types';
@@ -9,7 +9,7 @@ import { toResultRecord, type SuiteRecord } from '../engine/store/results';
 import { improveSuite } from '../engine/task/improve-suite';
 import type { LoadedTask } from '../engine/tasks/load';
 import { IMPROVE_CANDIDATE, type ImproveCandidateParams, type ScoreFunctionResult, type SuiteSummary } from '../shared/scoring-protocol';
-import { environmentResultOf, focalOf, recentEvaluation, remember, reportRunnerPhase, resultOf, summaryOf, withProgress, type Focal, type Progress } from './candidates';
+import { editorEvaluation, environmentResultOf, focalOf, recentEvaluation, remember, reportRunnerPhase, resultOf, summaryOf, withProgress, type Focal, type Progress } from './candidates';
 import { environmentRefusal } from './environment';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { editorMutation, showScoreOnLens } from './scoring';
@@ -47,15 +47,7 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
   if (refused) return { ...environmentResultOf(focal, by, refused), testCode: params.testCode };
   const executor = await state.executor(settings.executor);
   const task: LoadedTask = { task: focal.task, language: focal.adapter.id, file: path.join(focal.root, focal.relPath), line: 0 };
-  const once = (testCode: string, onPhase?: (phase: string) => void): Promise<Evaluation> =>
-    evaluateTest(focal.task, focal.adapter.id, testCode, {
-      executor,
-      repoDir: focal.root,
-      signal: p.signal,
-      timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
-      limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-      ...(onPhase ? { onPhase } : {}),
-    });
+  const once = editorEvaluation(focal, executor, settings, p);
 
   // The run the user saw, or a new one: the rounds start from what the test covers now.
   const first = recentEvaluation(focal, params.testCode) ?? (await once(params.testCode, (phase) => reportRunnerPhase(p, 10, phase)));
