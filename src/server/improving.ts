@@ -59,6 +59,9 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
 
   let prompt: Prompt | null = null;
   const promptOnce = async (): Promise<Prompt> => (prompt ??= await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials));
+  // The editor's run folder keeps what the rounds asked and the slot's suite, as a benchmark's does.
+  const store = state.editorRun?.storeFor(focal.task, focal.root);
+  const labels = { provider: settings.provider, model: genParams.model, mode: settings.mode };
   // Every evaluation of the rounds, by test: the suite's last merged file was scored there already.
   const evaluated = new Map<string, Evaluation>();
   const rounds = Math.max(1, settings.improveRounds);
@@ -71,6 +74,7 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
     generate: async (improve, messages, hint) => {
       p.report(20 + Math.floor((50 * (improve - 1)) / rounds), `round ${improve} of ${rounds}: asking ${provider.id} for tests of ${hint.uncoveredLines.length} line(s) no test runs`, { kind: 'generating' });
       const g = await generateOne({ provider, params: genParams, prompt: await promptOnce(), messages, task: focal.task, language: focal.adapter.id, sample: params.sample, round: params.round, improvement: hint, signal: p.signal });
+      store?.addGeneration(task, labels, g);
       p.report(25 + Math.floor((50 * (improve - 1)) / rounds), `round ${improve} of ${rounds}: running the new test`);
       return g;
     },
@@ -83,6 +87,8 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
     signal: p.signal,
   });
   p.signal.throwIfAborted();
+  // The slot's row again, now with its suite (the last row of a slot counts).
+  store?.addResult(task, labels, { ...record, xrt: { ...record.xrt, suite } });
   const summary = summaryOfSuite(suite, first);
   if (suite.tests === 1) {
     const base = resultOf(focal, params.testCode, by, first);
@@ -94,7 +100,7 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
   const e = await withReruns(merged, settings.reruns, () => once(suite.test_code), p.signal);
   p.signal.throwIfAborted();
   remember(focal, suite.test_code, e);
-  const base = resultOf(focal, suite.test_code, { ...by, provider: provider.id }, e);
+  const base = resultOf(focal, suite.test_code, by, e);
   const result = { ...base, suite: summary, ...(suite.mutation ? { mutation: lensMutation(suite.mutation) } : {}) };
   return { ...result, summary: summaryOf(result) };
 }

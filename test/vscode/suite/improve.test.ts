@@ -92,6 +92,14 @@ describe('Improve, flaky marker and tests for my changes (baseline provider, loc
     // Go: one test file of the package (the kept test renamed where its name collides).
     assert.strictEqual(suite.testCode.match(/^package /gm)?.length, 1);
 
+    // Nothing lost: the editor's run folder holds the rounds' replies and the slot's row with its suite.
+    const editorRun = path.join((engine.context.storageUri ?? engine.context.globalStorageUri).fsPath, 'runs', 'editor');
+    const rows = (file: string) => fs.readFileSync(path.join(editorRun, file), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { function_name?: string; improve?: number; xrt?: { suite?: { tests: number; test_code: string } } });
+    assert.ok(rows('generations.jsonl').some((g) => g.improve === 1), 'the first round\'s reply is kept');
+    const kept = rows('results.jsonl').filter((r) => r.function_name === 'Restock' && r.xrt?.suite);
+    assert.strictEqual(kept[kept.length - 1]?.xrt?.suite?.tests, suite.suite.tests);
+    assert.strictEqual(kept[kept.length - 1]?.xrt?.suite?.test_code, suite.testCode);
+
     const focal = testing.controller.items.get(`${uri.toString()}#${RESTOCK_LINE}`);
     assert.ok(focal, 'Restock has a focal item');
     const item = children(focal).find((c) => testing.resultOf(c)?.testCode === suite.testCode);
