@@ -156,8 +156,8 @@ describe('improvement rounds on the fixtures (offline)', function () {
       assert.ok(!fs.readFileSync(path.join(oneShot, 'results.jsonl'), 'utf8').includes('"suite"'));
       const md = fs.readFileSync(path.join(better, 'report.md'), 'utf8');
       assert.match(md, /## One-shot vs improved/);
-      assert.match(md, /\| Language \| N \| TPR \| TPR \(improved\) \| Cov \| Cov \(improved\) \|/);
-      assert.match(md, /\| go † \| 5 \| 100\.0 \[100\.0, 100\.0\] \| 100\.0 \[100\.0, 100\.0\] \| [\d.]+ \[[\d.]+, [\d.]+\] \| [\d.]+ \[[\d.]+, [\d.]+\] \|/);
+      assert.match(md, /\| Language \| N \| TPR \| TPR \(improved\) \| TPR Δ \| Cov \| Cov \(improved\) \| Cov Δ \|/);
+      assert.match(md, /\| go † \| 5 \| 100\.0 \[100\.0, 100\.0\] \| 100\.0 \[100\.0, 100\.0\] \| 0\.0 \[0\.0, 0\.0\] \| [\d.]+ \[[\d.]+, [\d.]+\] \| [\d.]+ \[[\d.]+, [\d.]+\] \| [\d.]+ \[[\d.]+, [\d.]+\] \|/);
       assert.match(md, /of 5 slots kept at least one test of an improvement round/);
       assert.match(fs.readFileSync(path.join(better, 'report.html'), 'utf8'), /id="improvement"/);
       assert.doesNotMatch(fs.readFileSync(path.join(oneShot, 'report.md'), 'utf8'), /improved/);

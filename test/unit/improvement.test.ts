@@ -260,11 +260,18 @@ describe('improvement rounds in reports', () => {
     assert.equal(row.metrics.covImproved?.value, 43.75, 'improved: (4/4 + 3/4 + 0 + 0) / 4');
     assert.ok(row.metrics.covImproved!.low <= 43.75 && row.metrics.covImproved!.high >= 43.75);
     assert.equal(row.metrics.tprImproved?.value, 50);
+    // The paired difference: per slot (1/4 + 0 + 0 + 0) / 4 = 6.25 points; every resample keeps a slot's pair together.
+    assert.equal(row.metrics.covGain?.value, 6.25);
+    assert.ok(row.metrics.covGain!.low >= 0 && row.metrics.covGain!.low <= 6.25 && row.metrics.covGain!.high >= 6.25 && row.metrics.covGain!.high <= 25);
+    assert.equal(row.metrics.tprGain?.value, 0);
+    assert.deepEqual([row.metrics.tprGain?.low, row.metrics.tprGain?.high], [0, 0], 'no slot changed its pass: a zero-width interval');
     assert.equal(report.totals.improvedSlots, 1);
     assert.equal(report.totals.keptTests, 2);
     const md = reportMarkdown(report);
     assert.match(md, /## One-shot vs improved/);
-    assert.match(md, /\| Language \| N \| TPR \| TPR \(improved\) \| Cov \| Cov \(improved\) \|/);
+    assert.match(md, /\| Language \| N \| TPR \| TPR \(improved\) \| TPR Δ \| Cov \| Cov \(improved\) \| Cov Δ \|/);
+    assert.match(md, /Δ: improved minus one-shot, per slot, in percentage points/);
+    assert.doesNotMatch(md.split('## One-shot vs improved')[0], /Δ/, 'the differences only in the one-shot vs improved table');
     assert.match(md, /1 of 4 slots kept at least one test of an improvement round \(2 tests kept in all\)/);
   });
 });

@@ -1,6 +1,6 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
-import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
+import { IMPROVEMENT_TABLE, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
 import { differenceFor, itemRef, releaseNote, scoredBy } from './harness-notes';
 import type { ComparisonReport, Report } from './report';
 import { escapeHtml as h, groupedBarChart, stackedBarChart, type Series } from './svg';
@@ -250,7 +250,7 @@ function reportSections(report: Report): string[] {
             'improvement',
             t.improvement.title,
             `${t.improvement.description} ${report.totals.improvedSlots} of ${report.totals.slots} slots kept at least one test of an improvement round (${report.totals.keptTests} tests kept in all).`,
-            metricTableHtml(t.improvement, IMPROVED_PAIRS.flatMap((pair) => pair).filter((m) => metricRan(m, report.totals))),
+            metricTableHtml(t.improvement, IMPROVEMENT_TABLE.filter((m) => metricRan(m, report.totals))),
           ),
         ]
       : []),

@@ -1,6 +1,6 @@
 import { stars, type Comparison } from './compare';
 import { BASELINE_LEGEND, baselineMark, columnLabel, fmt, fmtEstimate, fmtP, fmtStatistic, groupLabel, titleCase } from './format';
-import { IMPROVED_PAIRS, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
+import { IMPROVEMENT_TABLE, METRIC_DESCRIPTIONS, METRIC_LABELS, metricRan, metricsShown as shownFor, type MetricId } from './metrics';
 import { differenceFor, itemRef, releaseNote, scoredBy, type HarnessDifference } from './harness-notes';
 import type { ComparisonReport, Report } from './report';
 import type { FailureTable, InvocationGapTable, MetricTable } from './tables';
@@ -62,7 +62,7 @@ export function invocationGapMarkdown(t: InvocationGapTable): string {
 
 /** The metrics of the one-shot vs improved table: each pair whose metrics ran. */
 export function improvementMetrics(report: Report): MetricId[] {
-  return IMPROVED_PAIRS.flatMap((pair) => pair).filter((m) => metricRan(m, report.totals));
+  return IMPROVEMENT_TABLE.filter((m) => metricRan(m, report.totals));
 }
 
 function improvementMarkdown(report: Report, t: MetricTable): string {

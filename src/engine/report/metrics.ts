@@ -3,7 +3,7 @@ import { bootstrapRatios, seedFor, type BootstrapOptions, type RatioColumn } fro
 import type { Slot } from './slots';
 
 /** The paper's metrics (Section 4, Appendix D) and ours (METRICS.md), in table order. */
-export const METRIC_IDS = ['csr', 'tpr', 'cov', 'covAtPass', 'ir', 'irStrict', 'ms', 'msAtPass', 'tprImproved', 'covImproved', 'msImproved'] as const;
+export const METRIC_IDS = ['csr', 'tpr', 'cov', 'covAtPass', 'ir', 'irStrict', 'ms', 'msAtPass', 'tprImproved', 'covImproved', 'msImproved', 'tprGain', 'covGain', 'msGain'] as const;
 export type MetricId = (typeof METRIC_IDS)[number];
 
 export const METRIC_LABELS: Record<MetricId, string> = {
@@ -18,6 +18,9 @@ export const METRIC_LABELS: Record<MetricId, string> = {
   tprImproved: 'TPR (improved)',
   covImproved: 'Cov (improved)',
   msImproved: 'MS (improved)',
+  tprGain: 'TPR Δ',
+  covGain: 'Cov Δ',
+  msGain: 'MS Δ',
 };
 
 /** The improved suite's metrics (improvement rounds), each beside its one-shot metric. */
@@ -26,8 +29,10 @@ export const IMPROVED_PAIRS: ReadonlyArray<readonly [MetricId, MetricId]> = [
   ['cov', 'covImproved'],
   ['ms', 'msImproved'],
 ];
-const IMPROVED: ReadonlySet<MetricId> = new Set(['tprImproved', 'covImproved', 'msImproved']);
-const MUTATION: ReadonlySet<MetricId> = new Set(['ms', 'msAtPass', 'msImproved']);
+/** The one-shot vs improved table: each one-shot metric, the suite's, and the paired difference. */
+export const IMPROVEMENT_TABLE: readonly MetricId[] = ['tpr', 'tprImproved', 'tprGain', 'cov', 'covImproved', 'covGain', 'ms', 'msImproved', 'msGain'];
+const IMPROVED: ReadonlySet<MetricId> = new Set(['tprImproved', 'covImproved', 'msImproved', 'tprGain', 'covGain', 'msGain']);
+const MUTATION: ReadonlySet<MetricId> = new Set(['ms', 'msAtPass', 'msImproved', 'msGain']);
 
 /** Whether a metric has data: MS only where mutation testing ran, the improved ones only where improvement rounds ran. */
 export function metricRan(m: MetricId, ran: { mutationRan: boolean; improvementRan?: boolean }): boolean {
@@ -52,6 +57,9 @@ export const METRIC_DESCRIPTIONS: Record<MetricId, string> = {
   tprImproved: 'TPR of the slot\'s suite after improvement rounds (the one-shot test where no round ran), share of all slots',
   covImproved: 'focal line coverage of the suite after improvement rounds (the merged test file scored as one test), mean over all slots',
   msImproved: 'mutation score of the suite after improvement rounds, mean over all slots (0 where not run)',
+  tprGain: 'improved minus one-shot TPR in percentage points; its interval resamples the slots with both of their values (paired)',
+  covGain: 'improved minus one-shot Cov in percentage points, per slot then averaged; paired interval',
+  msGain: 'improved minus one-shot MS in percentage points, per slot then averaged; paired interval',
 };
 
 /** A point estimate and its bootstrap interval, in percent (the release's scale). */
@@ -107,6 +115,10 @@ export function metricColumns(slots: readonly Slot[]): Record<MetricId | GapId, 
     tprImproved: column(slots, (s) => ((s.suite ? s.suite.passed : s.passed) ? 1 : 0), one),
     covImproved: column(slots, (s) => (s.suite ? s.suite.coverage : s.coverage), one),
     msImproved: column(slots, (s) => (s.suite ? (s.suite.mutationScore ?? 0) : (s.mutationScore ?? 0)), one),
+    // Per slot, improved minus one-shot: resampling slots keeps each pair together (a paired bootstrap).
+    tprGain: column(slots, (s) => ((s.suite ? s.suite.passed : s.passed) ? 1 : 0) - (s.passed ? 1 : 0), one),
+    covGain: column(slots, (s) => (s.suite ? s.suite.coverage : s.coverage) - s.coverage, one),
+    msGain: column(slots, (s) => (s.suite ? (s.suite.mutationScore ?? 0) : (s.mutationScore ?? 0)) - (s.mutationScore ?? 0), one),
     notInvoked: column(slots, (s) => (s.passed && !s.invoked ? 1 : 0), passing),
     notInvokedStrict: column(slots, (s) => (s.passed && !s.invokedStrict ? 1 : 0), passing),
   };

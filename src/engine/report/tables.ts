@@ -76,7 +76,8 @@ export function improvementTable(slots: readonly Slot[], estimate: Estimator): M
     title: 'One-shot vs improved',
     description:
       'Each slot\'s first passing test (one-shot) against its suite after improvement rounds: the kept tests merged into one test file and scored as one test. ' +
-      'A slot where no round ran (its test failed) counts its one-shot test on both sides.',
+      'A slot where no round ran (its test failed) counts its one-shot test on both sides. ' +
+      'Δ: improved minus one-shot, per slot, in percentage points; its interval resamples slots with both of their values (a paired bootstrap).',
     groupBy: ['language'],
     rows: nestedRows(slots, ['language'], estimate),
   };
