@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { Writable } from 'node:stream';
 import type Dockerode from 'dockerode';
 import { adapterFor, type LanguageId } from '../languages';
-import { ownContainerId, ownContainerOn, ownerContainerRunning } from './owner-container';
+import { CONTAINER_ID, ownContainerId, ownContainerOn, ownerContainerRunning } from './owner-container';
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { openCopyOnHost } from './open-copy';
@@ -68,8 +68,11 @@ export async function reapStaleContainers(docker: Dockerode): Promise<string[]> 
   const removed: string[] = [];
   for (const c of containers) {
     const labels = c.Labels ?? {};
+    // Any process with the engine's socket may label a container: only a full id is looked up (a path
+    // there would reach another endpoint, whose answer reads as "not running"); anything else falls
+    // back to the host and pid rule.
     const ownerContainer = labels[CONTAINER_LABEL.ownerContainer];
-    if (ownerContainer) {
+    if (ownerContainer && CONTAINER_ID.test(ownerContainer)) {
       // Started from inside a container of this engine: gone with it, whatever host names it.
       if (ownerContainer === ownContainerId() || (await ownerContainerRunning(docker, ownerContainer))) continue;
     } else {

@@ -53,8 +53,12 @@ export function ownContainerId(): string | null {
   return known;
 }
 
+/** A full container id: the only label value that is asked of the engine (it becomes part of a request path). */
+export const CONTAINER_ID = /^[0-9a-f]{64}$/;
+
 /** Whether the owner container is still running; on any doubt (the engine did not answer) it is taken to be. */
 export async function ownerContainerRunning(docker: Dockerode, id: string): Promise<boolean> {
+  if (!CONTAINER_ID.test(id)) throw new Error(`not a container id: ${JSON.stringify(id.slice(0, 80))}`);
   try {
     const info = await docker.getContainer(id).inspect();
     return info.State?.Running === true;
