@@ -11,7 +11,7 @@ import { feedbackOf } from '../engine/execute/feedback';
 import { mapSandboxPaths } from '../engine/execute/sandbox-paths';
 import { focalPathInRepo } from '../engine/execute/sandbox';
 import { detectedMutants } from '../engine/mutate/counts';
-import type { MutationResult } from '../engine/mutate/run';
+import type { MutationResult, ResultMutation } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { refusalOf } from '../engine/extract/targeting';
 import { verdictOfProblem, type EnvironmentVerdict } from '../engine/environment';
@@ -390,30 +390,51 @@ export function environmentResultOf(focal: Focal, by: Authorship, environment: E
 }
 
 /**
- * The last evaluations, so "Repair with model" sends the feedback of the run the user saw without
- * running the test again; a test not found here (the server restarted) is evaluated once more.
+ * The last evaluations (and mutation runs), so "Repair with model" sends the feedback of the run the
+ * user saw and "Improve" starts from its coverage and surviving mutants without running anything
+ * again; a test not found here (the server restarted, the focal file changed) is evaluated once more.
  */
-const recent = new Map<string, Evaluation>();
+interface RecentRun {
+  evaluation?: Evaluation;
+  mutation?: ResultMutation;
+}
+const recent = new Map<string, RecentRun>();
 const RECENT_MAX = 64;
 
+/** The function's document and line, the test, and the focal file as scored: an edit since makes the run stale. */
 function recentKey(focal: Focal, testCode: string): string {
-  return `${focal.uri}#${focal.task.function_component.start_line}#${testHash(testCode)}`;
+  return `${focal.uri}#${focal.task.function_component.start_line}#${testHash(testCode)}#${testHash(focal.task.file_content)}`;
+}
+
+function keep(focal: Focal, testCode: string, run: RecentRun): void {
+  const key = recentKey(focal, testCode);
+  const merged = { ...recent.get(key), ...run };
+  recent.delete(key);
+  recent.set(key, merged);
+  while (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
 }
 
 /** The last evaluation of this test for this function, if the server still has it. */
 export function recentEvaluation(focal: Focal, testCode: string): Evaluation | undefined {
-  return recent.get(recentKey(focal, testCode));
+  return recent.get(recentKey(focal, testCode))?.evaluation;
+}
+
+/** The last mutation run of this test for this function (its detected and surviving mutants), if kept. */
+export function recentMutation(focal: Focal, testCode: string): ResultMutation | undefined {
+  return recent.get(recentKey(focal, testCode))?.mutation;
 }
 
 export function remember(focal: Focal, testCode: string, e: Evaluation): void {
-  const key = recentKey(focal, testCode);
-  recent.delete(key);
-  recent.set(key, e);
-  while (recent.size > RECENT_MAX) recent.delete(recent.keys().next().value as string);
+  // A new evaluation makes an earlier mutation run of the same test on the same file no less true.
+  keep(focal, testCode, { evaluation: e });
+}
+
+export function rememberMutation(focal: Focal, testCode: string, m: ResultMutation): void {
+  keep(focal, testCode, { mutation: m });
 }
 
 /** The repair prompt's error log for a test: from its last evaluation, or from a new one. */
 export async function feedbackFor(state: ServerState, focal: Focal, testCode: string, settings: EngineSettings, p: Progress): Promise<{ feedback: string; passed: boolean }> {
-  const e = recent.get(recentKey(focal, testCode)) ?? (await evaluateFor(state, focal, testCode, settings, p));
+  const e = recentEvaluation(focal, testCode) ?? (await evaluateFor(state, focal, testCode, settings, p));
   return { feedback: mapSandboxPaths(feedbackOf(e), focal.root), passed: e.score.passed };
 }

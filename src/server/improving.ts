@@ -9,7 +9,7 @@ import { toResultRecord, type SuiteRecord } from '../engine/store/results';
 import { improveSuite } from '../engine/task/improve-suite';
 import type { LoadedTask } from '../engine/tasks/load';
 import { IMPROVE_CANDIDATE, type ImproveCandidateParams, type ScoreFunctionResult, type SuiteSummary } from '../shared/scoring-protocol';
-import { editorEvaluation, environmentResultOf, focalOf, recentEvaluation, remember, reportRunnerPhase, resultOf, summaryOf, withProgress, type Focal, type Progress } from './candidates';
+import { editorEvaluation, environmentResultOf, focalOf, recentEvaluation, recentMutation, remember, reportRunnerPhase, resultOf, summaryOf, withProgress, type Focal, type Progress } from './candidates';
 import { environmentRefusal } from './environment';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { editorMutation, showScoreOnLens } from './scoring';
@@ -55,7 +55,8 @@ export async function improveCandidate(state: ServerState, params: ImproveCandid
   if (!first.score.passed) throw new Error(IMPROVE_NEEDS_A_PASS);
   const record = toResultRecord(focal.task, params.testCode, params.sample, first, { round: params.round, mode: settings.mode, provider: provider.id, model: genParams.model, baseline: provider.isBaseline === true });
   const mutate = settings.mutation ? editorMutation(focal, settings, executor, p) : undefined;
-  if (mutate) record.xrt.mutation = (await mutate(params.testCode, record.coverage_stats[0].covered_line_numbers)) ?? null;
+  // The mutants of the run the user saw, when the server has them; else mutation-tested once here.
+  if (mutate) record.xrt.mutation = recentMutation(focal, params.testCode) ?? (await mutate(params.testCode, record.coverage_stats[0].covered_line_numbers)) ?? null;
 
   let prompt: Prompt | null = null;
   const promptOnce = async (): Promise<Prompt> => (prompt ??= await promptFor(focal.task, focal.adapter.id, focal.root, settings, state.lspContext, p.signal, params.credentials));

@@ -21,7 +21,7 @@ import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
 import { environmentRefusal } from './environment';
-import { environmentResultOf, focalOf, remember, reportRunnerPhase, resultOf, scoreTooltip, withMutation, withProgress, type Focal, type Progress } from './candidates';
+import { environmentResultOf, focalOf, remember, rememberMutation, reportRunnerPhase, resultOf, scoreTooltip, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
@@ -56,7 +56,10 @@ export function editorMutation(focal: Focal, settings: EngineSettings, executor:
     });
     p.signal.throwIfAborted();
     onResult?.(mutation);
-    return toResultMutation(mutation);
+    const result = toResultMutation(mutation);
+    // "Improve" starts from these survivors instead of running every mutant again.
+    rememberMutation(focal, testCode, result);
+    return result;
   };
 }
 
