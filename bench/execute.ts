@@ -194,6 +194,9 @@ async function main(): Promise<void> {
     await measureAll();
   } finally {
     for (const copy of copies.values()) fs.rmSync(copy, { recursive: true, force: true });
+    // Its reused containers and their folders: left, they would wait for the next run's reaper.
+    await docker?.close();
+    await local.close();
   }
 
   async function measureAll(): Promise<void> {

@@ -1,10 +1,10 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type Dockerode from 'dockerode';
-import { CONTAINER_LABEL, confinesTests, DockerExecutor } from '../../src/engine/execute/docker';
+import { confinesTests, DockerExecutor } from '../../src/engine/execute/docker';
 import type { ConnectedEngine } from '../../src/engine/execute/docker-engine';
-import type { ExecLimits, PhaseCommand, PhaseResult, Session } from '../../src/engine/execute/types';
+import type { PhaseCommand, Session } from '../../src/engine/execute/types';
+import { containersOfSession, okOutput, poolSlot, POOL_LIMITS, rootPhase, testPhase } from '../helpers/pool-slot';
 import { engineForTests, languageImageForTests, stopTestEngine } from '../helpers/engine';
 import { skipBecause } from '../helpers/skip';
 
@@ -12,21 +12,7 @@ import { skipBecause } from '../helpers/skip';
  * Reused containers (DockerExecutor.lease): each attack is a slot's test phase (as the test user)
  * trying to leave something for the next slot in the same container; the next slot must not see it.
  */
-const LIMITS: ExecLimits = { memoryBytes: 256 * 1024 ** 2, cpus: 1, pids: 64, outputBytes: 64 * 1024 };
-
-/** A test phase: untrusted, as the test user, the copy read-only to it but for `writable`. */
-function testPhase(script: string, cwd: string, timeoutMs = 20_000): PhaseCommand {
-  return { phase: 'test', argv: ['sh', '-c', script], cwd, env: {}, timeoutMs, sandboxWritable: [path.join(cwd, '.xrt', 'tmp')] };
-}
-
-/** A trusted phase (compile, warm-up): as the container's own user. */
-function rootPhase(script: string, cwd: string): PhaseCommand {
-  return { phase: 'compile', argv: ['sh', '-c', script], cwd, env: {}, timeoutMs: 20_000 };
-}
-
-async function containersOfSession(docker: Dockerode, sessionId: string): Promise<Dockerode.ContainerInfo[]> {
-  return docker.listContainers({ all: true, filters: JSON.stringify({ label: [`${CONTAINER_LABEL.session}=${sessionId}`] }) });
-}
+const LIMITS = POOL_LIMITS;
 
 after(stopTestEngine);
 
@@ -47,28 +33,8 @@ describe('docker executor: reused containers (attacks from one slot on the next)
     await executor?.close();
   });
 
-  /** One slot the way evaluate.ts runs it: lease, sandbox in the lease's folder, phases, folder removed, lease closed. */
-  async function slot<T>(body: (s: Session, dir: string) => Promise<T>, ex = executor): Promise<{ result: T; container: string; dir: string }> {
-    const lease = await ex.lease({ language: 'ruby', limits: LIMITS, image });
-    // Every slot of a reused container at one path (its caches hold absolute paths), as createSandbox makes it.
-    assert.ok(lease.sandboxDir && path.dirname(lease.sandboxDir) === lease.sandboxParent, 'a reused container names the path of its slots');
-    const dir = lease.sandboxDir;
-    fs.mkdirSync(dir, { mode: 0o700 });
-    fs.mkdirSync(path.join(dir, '.xrt', 'tmp'), { recursive: true });
-    try {
-      const s = await lease.open(dir);
-      const result = await body(s, dir);
-      return { result, container: (s as unknown as { id: string }).id, dir };
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-      await lease.close();
-    }
-  }
-
-  function ok(r: PhaseResult): string {
-    assert.equal(r.exitCode, 0, r.output);
-    return r.output.trim();
-  }
+  const slot = <T>(body: (s: Session, dir: string) => Promise<T>, ex = executor): ReturnType<typeof poolSlot<T>> => poolSlot(ex, image, body);
+  const ok = okOutput;
 
   it('serves slot after slot from one container, each in a fresh folder at the same path, tests as the test user', async function () {
     const a = await slot(async (s, dir) => [ok(await s.run(rootPhase('id -u; echo made > made', dir))), ok(await s.run(testPhase('id -u; cat made; pwd', dir)))]);

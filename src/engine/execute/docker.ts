@@ -9,6 +9,7 @@ import { CONTAINER_ID, ownContainerId, ownContainerOn, ownerContainerRunning } f
 import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { openCopyOnHost } from './open-copy';
+import { ContainerRunner, RUNNER_CAPS, RUNNER_MOUNT, type RunnerCommand } from './container-runner';
 import { CappedOutput } from './output';
 import { pidNamespace, sandboxRemovalsDone } from './sandbox';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
@@ -46,6 +47,8 @@ export interface DockerExecutorOptions {
   backstopGraceMs?: number;
   /** Reuse a container for slot after slot where safe (`lease`); false: a new container per slot. Default true. */
   reuse?: boolean;
+  /** A reused container runs commands through a runner in it (container-runner.ts), not an exec each. Default true. */
+  runner?: boolean;
 }
 
 function isAlive(pid: number): boolean {
@@ -166,14 +169,21 @@ function openEnv(sandboxDir: string, writable: readonly string[], imageWritable:
  * and this shell: a background process a test started must not live on into the next phase (or slot).
  * Only shell builtins, so it starts no process of its own. Twice, for what forked while the first pass ran.
  */
-const REAP_LOOP = 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || kill -9 "$i" 2>/dev/null; done; done';
+const REAP_LOOP = 'for n in 1 2; do for p in /proc/[0-9]*; do i=${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || case " $spare " in *" $i "*) ;; *) kill -9 "$i" 2>/dev/null;; esac; done; done';
+
+/**
+ * The pids reaping and the check after a slot spare besides init, the keep-alive and themselves: the
+ * container's runner and its output encoder (container-runner.ts), which pass them in `XRT_SPARE`;
+ * the command itself does not inherit it. Empty under an exec.
+ */
+const TAKE_SPARE = 'spare=$XRT_SPARE; unset XRT_SPARE';
 
 /**
  * One exec per phase: the command under timeout(1) (its whole process group killed at the deadline),
  * then the reaping of everything it left running, as its own user (the only one it could have run
  * as), then the command's exit status.
  */
-const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, 'exit $s'].join('\n');
+const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', TAKE_SPARE, `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, 'exit $s'].join('\n');
 
 /**
  * RUN_AND_REAP for a root phase a test phase follows (a compile: no test code runs in it), which then
@@ -181,7 +191,7 @@ const RUN_AND_REAP = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFT
  * in the same exec: one exec less per slot (an exec costs about 0.1 s on Podman). The sandbox and the
  * writable folders come in `XRT_OPEN_SANDBOX` and `XRT_OPEN_DIRS` (one per line).
  */
-const RUN_AND_REAP_THEN_OPEN = ['keep=$1; t=$2; shift 2', `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, ...OPEN_LINES, 'exit $s'].join('\n');
+const RUN_AND_REAP_THEN_OPEN = ['keep=$1; t=$2; shift 2', TAKE_SPARE, `timeout --kill-after=${KILL_AFTER_S}s "$t" "$@"`, 's=$?', REAP_LOOP, ...OPEN_LINES, 'exit $s'].join('\n');
 
 
 /**
@@ -193,7 +203,8 @@ const RUN_AND_REAP_THEN_OPEN = ['keep=$1; t=$2; shift 2', `timeout --kill-after=
  */
 const CHECK_AFTER_SLOT = [
   'keep=$1; pool=$2; shift 2',
-  `for p in /proc/[0-9]*; do i=\${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || { echo "process $i is still running"; exit 1; }; done`,
+  TAKE_SPARE,
+  `for p in /proc/[0-9]*; do i=\${p#/proc/}; [ "$i" = 1 ] || [ "$i" = "$$" ] || [ "$i" = "$keep" ] || case " $spare " in *" $i "*) ;; *) echo "process $i is still running"; exit 1;; esac; done`,
   '[ -d "/proc/$keep" ] || { echo "the keep-alive process is gone"; exit 1; }',
   '[ -z "$(ls -A "$pool")" ] || { echo "the pool folder is not empty"; exit 1; }',
   // Every entry but the way to the pool folder (mounted below the host's /tmp): it is checked above.
@@ -213,6 +224,8 @@ interface PooledContainer {
   slot: SlotContainer;
   /** Host folder (mode 0711, root's): the slots' sandboxes are made in it. */
   dir: string;
+  /** Host folder (0700, root's) of the container's runner, when it was given one. */
+  runnerDir?: string;
   /** The warm-ups that passed in this container, by key (`Session.warmed`): their caches are still there. */
   warmed: Map<string, unknown>;
   /**
@@ -249,6 +262,8 @@ export class DockerExecutor implements Executor {
   private readonly versions = new Map<string, Promise<Record<string, string>>>();
   private readonly idle = new Map<string, PooledContainer[]>();
   private readonly pooled = new Set<PooledContainer>();
+  /** Images that cannot host a container runner, and why (container-runner.ts): their containers use execs. */
+  readonly noRunner = new Map<string, string>();
   private closed = false;
   /** Why pooled containers were discarded after a slot (newest last, a few kept): for tests and logs. */
   readonly discarded: string[] = [];
@@ -319,8 +334,14 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  /** A started, prepared container of `image` with `mountDir` bind-mounted at its own path. */
-  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean): Promise<SlotContainer> {
+  /**
+   * A started, prepared container of `image` with `mountDir` bind-mounted at its own path. With
+   * `runnerDir`, that folder is bound at RUNNER_MOUNT and the container's commands go through a runner
+   * in it (container-runner.ts) instead of an exec each; where the image cannot host one, the container
+   * is replaced by one without it (and the image is not asked again).
+   */
+  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean, runnerDir?: string): Promise<SlotContainer> {
+    if (runnerDir && this.noRunner.has(image)) runnerDir = undefined;
     const docker = this.engine.docker;
     const sessionId = randomUUID();
     const container = await docker.createContainer({
@@ -333,7 +354,7 @@ export class DockerExecutor implements Executor {
       Labels: ownerLabels(sessionId),
       NetworkDisabled: true,
       HostConfig: {
-        Binds: [`${mountDir}:${mountDir}:rw`],
+        Binds: [`${mountDir}:${mountDir}:rw`, ...(runnerDir ? [`${runnerDir}:${RUNNER_MOUNT}:rw`] : [])],
         NetworkMode: 'none',
         Init: true,
         Memory: limits.memoryBytes,
@@ -342,6 +363,8 @@ export class DockerExecutor implements Executor {
         PidsLimit: limits.pids,
         Ulimits: defaultUlimits(),
         CapDrop: ['ALL'],
+        // Kept for the runner alone: every command it starts drops them all (container-runner.ts).
+        ...(runnerDir ? { CapAdd: RUNNER_CAPS } : {}),
         SecurityOpt: ['no-new-privileges'],
       },
     });
@@ -354,6 +377,16 @@ export class DockerExecutor implements Executor {
     const slot = new SlotContainer(docker, container, sessionId);
     try {
       await slot.prepare(testWrites, reused);
+      if (runnerDir) {
+        const runner = await ContainerRunner.start(docker, container, runnerDir);
+        if (typeof runner === 'string') {
+          // Its capabilities must not stay with the execs that would serve instead: another container.
+          this.noRunner.set(image, runner);
+          await slot.remove();
+          return await this.startContainer(image, limits, mountDir, testWrites, reused);
+        }
+        slot.runner = runner;
+      }
     } catch (e) {
       await slot.remove().catch(() => undefined);
       throw e;
@@ -416,12 +449,15 @@ export class DockerExecutor implements Executor {
     const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `xrt-pool-ns${pidNamespace()}-${process.pid}-`)));
     // Traversable but not listable to the test user: a slot cannot find another's folder by name.
     fs.chmodSync(dir, 0o711);
+    // The runner's requests: root's alone (mkdtemp makes it 0700), reaped with the pool folders by name.
+    const runnerDir = this.options.runner === false ? undefined : fs.realpathSync(fs.mkdtempSync(`${dir}-runner-`));
     try {
-      const entry: PooledContainer = { key, slot: await this.startContainer(image, limits, dir, [], true), dir, warmed: new Map(), checked: Promise.resolve(null) };
+      const entry: PooledContainer = { key, slot: await this.startContainer(image, limits, dir, [], true, runnerDir), dir, runnerDir, warmed: new Map(), checked: Promise.resolve(null) };
       this.pooled.add(entry);
       return entry;
     } catch (e) {
       fs.rmSync(dir, { recursive: true, force: true });
+      if (runnerDir) fs.rmSync(runnerDir, { recursive: true, force: true });
       throw e;
     }
   }
@@ -469,6 +505,7 @@ export class DockerExecutor implements Executor {
     const list = this.idle.get(entry.key);
     if (list?.includes(entry)) list.splice(list.indexOf(entry), 1);
     await entry.slot.remove().catch(() => undefined);
+    if (entry.runnerDir) fs.rmSync(entry.runnerDir, { recursive: true, force: true });
     if (!keepFolder) fs.rmSync(entry.dir, { recursive: true, force: true });
   }
 
@@ -527,6 +564,8 @@ export class SlotContainer {
   keepAlive = '';
   /** The image's folders the test user can create files in (found at the start): where to search after a slot. */
   testWritable: string[] = [];
+  /** The runner its commands go through (container-runner.ts); none: an exec each. */
+  runner: ContainerRunner | undefined;
 
   constructor(
     readonly docker: Dockerode,
@@ -551,6 +590,17 @@ export class SlotContainer {
    * outlives `QUIET_EXEC_MS` (a container that no longer answers) kills the container, like a phase.
    */
   async quietExec(argv: string[], user: string | undefined, env?: string[]): Promise<{ code: number | null; output: string }> {
+    if (this.runner) {
+      const output = new CappedOutput(64 * 1024);
+      const deadline = setTimeout(() => void this.kill(`the engine's own command \`${argv[0]}\` did not end within ${QUIET_EXEC_MS} ms`), QUIET_EXEC_MS);
+      try {
+        const r = await this.viaRunner({ argv, env: env ?? [], user: 'root' }, output);
+        if (r.code === null) throw new Error(`this session's container was killed (${this.deadReason})`);
+        return { code: r.code, output: output.text() };
+      } finally {
+        clearTimeout(deadline);
+      }
+    }
     const exec = await this.container.exec({ Cmd: argv, User: user, Env: env, AttachStdout: true, AttachStderr: true, AttachStdin: false, Tty: false });
     const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
     const output = new CappedOutput(64 * 1024);
@@ -585,14 +635,27 @@ export class SlotContainer {
     });
   }
 
+  /**
+   * A command through the runner. When the runner goes away first (the container was killed, or a root
+   * phase stopped it), the container is killed too: no status came back, so it serves nothing more.
+   */
+  async viaRunner(cmd: RunnerCommand, output: CappedOutput): Promise<{ code: number | null }> {
+    if (this.deadReason) return { code: null };
+    const r = await this.runner!.run(cmd, output);
+    if (r.code === null) await this.kill(this.runner!.stopped ?? 'the runner in the container stopped');
+    return r;
+  }
+
   async kill(reason: string): Promise<void> {
     this.deadReason ??= reason;
+    this.runner?.close();
     // Removed, not only killed: a cancelled run may never reach close(), and nothing must linger.
     await this.container.remove({ force: true }).catch(() => undefined);
   }
 
   /** Removes the container; already gone is fine, anything else must be seen. */
   async remove(): Promise<void> {
+    this.runner?.close();
     try {
       await this.container.remove({ force: true });
     } catch (e) {
@@ -660,18 +723,17 @@ export class DockerSession implements Session {
     const openAfter = !user && this.confined && cmd.beforeTest && !cmd.beforeTest.some((d) => d.includes('\n')) ? cmd.beforeTest : null;
     const started = Date.now();
     const seconds = (Math.max(cmd.timeoutMs, 1) / 1000).toFixed(3);
+    const shArgv = ['sh', '-c', openAfter ? RUN_AND_REAP_THEN_OPEN : RUN_AND_REAP, 'xrt-run', slot.keepAlive, `${seconds}s`, ...cmd.argv];
+    const env = [`LANG=C.UTF-8`, ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`), ...(openAfter ? openEnv(this.spec.sandboxDir, openAfter, this.testWrites) : [])];
+    if (slot.runner) return this.runViaRunner(cmd, { argv: shArgv, env, cwd: cmd.cwd, user: user ? 'test' : 'root' }, openAfter, started, signal);
     // The in-container timeout kills the command's whole process group, and the same exec reaps what
     // it left; the host backstop below is for when that cannot work (the engine hangs, the command
     // escapes its group and holds the output open).
     const exec = await slot.container.exec({
-      Cmd: ['sh', '-c', openAfter ? RUN_AND_REAP_THEN_OPEN : RUN_AND_REAP, 'xrt-run', slot.keepAlive, `${seconds}s`, ...cmd.argv],
+      Cmd: shArgv,
       WorkingDir: cmd.cwd,
       User: user,
-      Env: [
-        `LANG=C.UTF-8`,
-        ...Object.entries(cmd.env).map(([k, v]) => `${k}=${v}`),
-        ...(openAfter ? openEnv(this.spec.sandboxDir, openAfter, this.testWrites) : []),
-      ],
+      Env: env,
       AttachStdout: true,
       AttachStderr: true,
       AttachStdin: false,
@@ -706,8 +768,42 @@ export class DockerSession implements Session {
     const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs };
     if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
 
-    const code = await exitCodeOf(exec);
-    // The exec ended on its own: its tail opened the copy for the test phase that follows.
+    return this.ended(cmd, base, await exitCodeOf(exec), openAfter);
+  }
+
+  /** The phase through the container's runner: the same command, deadlines and kills as an exec. */
+  private async runViaRunner(cmd: PhaseCommand, rc: RunnerCommand, openAfter: readonly string[] | null, started: number, signal?: AbortSignal): Promise<PhaseResult> {
+    const slot = this.slot;
+    const output = new CappedOutput(this.spec.limits.outputBytes);
+    let killedBy: 'timeout' | 'abort' | undefined;
+    let killing: Promise<void> | undefined;
+    const kill = (why: 'timeout' | 'abort'): void => {
+      if (killedBy) return;
+      killedBy = why;
+      killing = slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled');
+    };
+    const backstop = setTimeout(() => kill('timeout'), cmd.timeoutMs + KILL_AFTER_S * 1000 + this.backstopGraceMs);
+    const onAbort = (): void => kill('abort');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let code: number | null;
+    try {
+      ({ code } = await slot.viaRunner(rc, output));
+      await killing;
+    } finally {
+      clearTimeout(backstop);
+      signal?.removeEventListener('abort', onAbort);
+    }
+    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
+    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
+    // The runner went away before answering (a root phase stopped it): the container was killed for it.
+    if (code === null) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: false, output: `${base.output}\n[xrepotest: ${slot.deadReason}]\n` };
+    return this.ended(cmd, base, code, openAfter);
+  }
+
+  /** A phase that ended on its own, from its exit code. */
+  private ended(cmd: PhaseCommand, base: Omit<PhaseResult, 'exitCode' | 'signal' | 'timedOut'>, code: number | null, openAfter: readonly string[] | null): PhaseResult {
+    const durationMs = base.durationMs;
+    // The command ended on its own: its tail opened the copy for the test phase that follows.
     if (openAfter && code !== null) this.openedFor = JSON.stringify(openAfter);
     // timeout(1) exits 124 after TERM worked, 137 after it had to KILL; both only once the deadline passed.
     const timedOut = (code === 124 || code === 137) && durationMs >= cmd.timeoutMs;
