@@ -56,6 +56,13 @@ function composerOf(ctx: RunContext): ComposerJson {
  * the bootstrap is written again for every mutant, after the test ran. A few recent ones suffice.
  */
 const classmaps = new Map<string, Classmap>();
+
+/**
+ * The image's PHPUnit major version for a slot, from the image's probe (trusted, once per image), so
+ * the test script need not ask PHPUnit itself: `phpunit --version` is a PHP start, about 35 ms a slot
+ * in a container. Unknown (no probe, another context): the script asks, as before.
+ */
+const imageMajors = new WeakMap<RunContext, number>();
 function rememberClassmap(dir: string, map: Classmap): void {
   classmaps.delete(dir);
   classmaps.set(dir, map);
@@ -130,6 +137,8 @@ export const phpToolchain: Toolchain = {
       // The image's runner, as its probe printed it; unknown (no probe line) is no claim.
       const version = executorVersions?.phpunit ? versionOf(executorVersions.phpunit) : null;
       if (!version) return null;
+      const major = Number(version.split('.')[0]);
+      if (Number.isInteger(major) && major > 0) imageMajors.set(ctx, major);
       const choice = chooseRunner(phpunitConstraint(composerOf(ctx)), [runner('phpunit', version, 'image')], 'docker');
       return 'problem' in choice ? choice.problem : null;
     }
@@ -182,7 +191,7 @@ export const phpToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : ''],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
       root,
     );
   },
