@@ -29,6 +29,8 @@ export const CONTAINER_LABEL = {
 const KILL_AFTER_S = 2;
 /** The host's backstop fires this long after the in-container timeout should have killed everything. */
 const DEFAULT_BACKSTOP_GRACE_MS = 3000;
+/** How long a language image found on the engine is taken as still there (DockerExecutor.languageImage). */
+const IMAGE_RECHECK_MS = 30_000;
 /** The engine's own short commands in a container (permissions before a test phase, reaping after any). */
 const QUIET_EXEC_MS = 120_000;
 
@@ -262,6 +264,7 @@ export class DockerExecutor implements Executor {
   private readonly versions = new Map<string, Promise<Record<string, string>>>();
   private readonly idle = new Map<string, PooledContainer[]>();
   private readonly pooled = new Set<PooledContainer>();
+  private readonly foundImages = new Map<LanguageId, { at: number; image: Promise<string | undefined> }>();
   /** Images that cannot host a container runner, and why (container-runner.ts): their containers use execs. */
   readonly noRunner = new Map<string, string>();
   private closed = false;
@@ -286,14 +289,32 @@ export class DockerExecutor implements Executor {
     return { hostToolchains: false, buildEnvironmentImage: (repoDir, language) => buildEnvImage(this.engine.docker, repoDir, language, { onProgress: () => undefined }) };
   }
 
+  /**
+   * The language image found on the engine, asked at most every IMAGE_RECHECK_MS: a slot asks three
+   * times (available? which image? its versions), and each asking is two engine requests (official,
+   * then Debian variant), about 30 ms a slot. Only a found image is remembered: one built meanwhile is
+   * found at the next slot.
+   */
+  private languageImage(language: LanguageId): Promise<string | undefined> {
+    const known = this.foundImages.get(language);
+    if (known && Date.now() - known.at < IMAGE_RECHECK_MS) return known.image;
+    const image = findLanguageImage(this.engine.docker, language);
+    this.foundImages.set(language, { at: Date.now(), image });
+    image.then(
+      (found) => found === undefined && this.foundImages.delete(language),
+      () => this.foundImages.delete(language),
+    );
+    return image;
+  }
+
   private async imageFor(language: LanguageId, explicit?: string): Promise<string> {
-    const image = explicit ?? this.options.images?.[language] ?? (await findLanguageImage(this.engine.docker, language));
+    const image = explicit ?? this.options.images?.[language] ?? (await this.languageImage(language));
     if (!image) throw new Error(`no ${language} image: run \`xrepotest images build --lang ${language}\` first`);
     return image;
   }
 
   async unavailable(language: LanguageId): Promise<string | null> {
-    if (this.options.images?.[language] || (await findLanguageImage(this.engine.docker, language))) return null;
+    if (this.options.images?.[language] || (await this.languageImage(language))) return null;
     return `the docker executor has no ${language} image: run \`xrepotest images build --lang ${language}\` first`;
   }
 
@@ -344,7 +365,7 @@ export class DockerExecutor implements Executor {
     if (runnerDir && this.noRunner.has(image)) runnerDir = undefined;
     const docker = this.engine.docker;
     const sessionId = randomUUID();
-    const container = await docker.createContainer({
+    const created = docker.createContainer({
       Image: image,
       // Our own entrypoint: a published image's ENTRYPOINT would otherwise receive `sleep infinity` as arguments.
       Entrypoint: KEEP_ALIVE.slice(0, 1),
@@ -367,6 +388,11 @@ export class DockerExecutor implements Executor {
         ...(runnerDir ? { CapAdd: RUNNER_CAPS } : {}),
         SecurityOpt: ['no-new-privileges'],
       },
+    });
+    // An image removed since it was found: looked up again next time.
+    const container = await created.catch((e: unknown) => {
+      this.foundImages.clear();
+      throw e;
     });
     try {
       await container.start();
