@@ -90,6 +90,9 @@ export function commandScript(cmd: RunnerCommand): string {
   return lines.join('\n') + '\n';
 }
 
+/** How long the runner may take to say it is ready. */
+const START_MS = 60_000;
+
 /** The longest line the runner prints (base64 wraps at 76): anything longer means it is not our runner talking. */
 const MAX_LINE = 4096;
 
@@ -130,7 +133,9 @@ export class ContainerRunner {
     stream.on('end', ended);
     stream.on('close', ended);
     stream.on('error', ended);
-    const why = await ready;
+    // A container that never answers does not hold the slot: it is then served by execs (which have their own deadline).
+    const deadline = setTimeout(() => runner.stop(`the runner did not start within ${START_MS} ms`), START_MS);
+    const why = await ready.finally(() => clearTimeout(deadline));
     if (why !== null) {
       runner.close();
       return why;

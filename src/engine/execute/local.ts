@@ -1,13 +1,13 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { localHostViewArgs } from './host-view';
+import { CgroupPool, cgroupSupport, reapStaleCgroups, type CgroupKind, type CommandCgroup } from './command-cgroup';
 import { CappedOutput } from './output';
 import { memorySandboxParent } from './memory-folder';
-import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec, SharedCache } from './types';
+import type { Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec, SharedCache } from './types';
 import { sandboxRemovalsDone } from './sandbox';
 import { seal } from './warm-environment';
 import { which } from '../util/which';
@@ -38,125 +38,6 @@ function firstLine(cmd: string, args: string[]): string | null {
   return (r.stdout || r.stderr).trim().split('\n').find((l) => l.trim()) ?? null;
 }
 
-
-type CgroupKind = 'v1' | 'v2' | null;
-
-/** Where this process may create cgroups with memory and pids limits (root on v1, a delegated v2 tree). */
-function cgroupSupport(): CgroupKind {
-  const v2 = '/sys/fs/cgroup/cgroup.controllers';
-  try {
-    if (fs.existsSync(v2)) {
-      const controllers = fs.readFileSync(v2, 'utf8');
-      fs.accessSync('/sys/fs/cgroup', fs.constants.W_OK);
-      if (/\bmemory\b/.test(controllers) && /\bpids\b/.test(controllers)) return 'v2';
-      return null;
-    }
-    fs.accessSync('/sys/fs/cgroup/pids', fs.constants.W_OK);
-    fs.accessSync('/sys/fs/cgroup/memory', fs.constants.W_OK);
-    return 'v1';
-  } catch {
-    return null;
-  }
-}
-
-/** Removes the (empty) cgroups of runs that were killed before they could remove their own. */
-function reapStaleCgroups(kind: 'v1' | 'v2'): void {
-  const parents = kind === 'v1' ? ['/sys/fs/cgroup/pids', '/sys/fs/cgroup/memory'] : ['/sys/fs/cgroup'];
-  for (const parent of parents) {
-    let names: string[] = [];
-    try {
-      names = fs.readdirSync(parent).filter((n) => n.startsWith('xrepotest-'));
-    } catch {
-      continue;
-    }
-    for (const name of names) {
-      const pid = Number(/^xrepotest-(\d+)-/.exec(name)?.[1]);
-      if (!pid || pid === process.pid) continue;
-      try {
-        process.kill(pid, 0);
-        continue; // its owner is alive
-      } catch {
-        /* owner gone */
-      }
-      try {
-        fs.rmdirSync(path.join(parent, name));
-      } catch {
-        /* still has tasks (killed only now) or already gone */
-      }
-    }
-  }
-}
-
-/** A cgroup (or a pair, on v1) holding one command's processes, so all of them can be limited and killed. */
-class CommandCgroup {
-  readonly procsFiles: string[];
-  private readonly dirs: string[];
-
-  constructor(kind: 'v1' | 'v2', limits: ExecLimits) {
-    const name = `xrepotest-${process.pid}-${randomUUID().slice(0, 8)}`;
-    if (kind === 'v1') {
-      const pids = path.join('/sys/fs/cgroup/pids', name);
-      const mem = path.join('/sys/fs/cgroup/memory', name);
-      fs.mkdirSync(pids);
-      fs.mkdirSync(mem);
-      fs.writeFileSync(path.join(pids, 'pids.max'), String(limits.pids));
-      fs.writeFileSync(path.join(mem, 'memory.limit_in_bytes'), String(limits.memoryBytes));
-      this.dirs = [pids, mem];
-    } else {
-      const dir = path.join('/sys/fs/cgroup', name);
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, 'pids.max'), String(limits.pids));
-      fs.writeFileSync(path.join(dir, 'memory.max'), String(limits.memoryBytes));
-      fs.writeFileSync(path.join(dir, 'memory.swap.max'), '0');
-      this.dirs = [dir];
-    }
-    this.procsFiles = this.dirs.map((d) => path.join(d, 'cgroup.procs'));
-  }
-
-  pids(): number[] {
-    const out = new Set<number>();
-    for (const f of this.procsFiles) {
-      try {
-        for (const l of fs.readFileSync(f, 'utf8').split('\n')) if (l.trim()) out.add(Number(l));
-      } catch {
-        /* already gone */
-      }
-    }
-    return [...out];
-  }
-
-  /** SIGKILL to every process in the cgroup now (synchronous: timeouts and cancellation call it). */
-  killAll(): number {
-    const pids = this.pids();
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* exited meanwhile */
-      }
-    }
-    return pids.length;
-  }
-
-  /**
-   * Kills until the cgroup is empty, then removes it. A killed process stays listed until the kernel
-   * has torn it down (a few milliseconds), and a forking one may add a child meanwhile: so kill again
-   * on short, growing waits (about a second in all, as before) rather than a fixed 50 ms sleep per round.
-   */
-  async remove(): Promise<void> {
-    for (let waitMs = 1, waited = 0; waited < 1000; waited += waitMs, waitMs = Math.min(waitMs * 2, 50)) {
-      if (!this.killAll()) break;
-      await new Promise((resolve) => setTimeout(resolve, waitMs));
-    }
-    for (const d of this.dirs) {
-      try {
-        fs.rmdirSync(d);
-      } catch {
-        /* a process may linger a moment in the kernel; the directory is empty of tasks soon */
-      }
-    }
-  }
-}
 
 /**
  * Whether this process can give each phase its own overlay mount (as root, in a private mount namespace
@@ -251,6 +132,8 @@ export class LocalExecutor implements Executor {
   private readonly bwrap: string | null;
   private readonly memorySandboxes: boolean;
   private readonly cgroups: CgroupKind;
+  /** Emptied cgroups kept for the next command (command-cgroup.ts). */
+  private readonly cgroupPool: CgroupPool | null;
   private readonly versions = new Map<LanguageId, Record<string, string>>();
   private hostEnv: Record<string, string> | undefined;
   private bwrapVersion: string | undefined;
@@ -267,6 +150,7 @@ export class LocalExecutor implements Executor {
     }
     this.cgroups = cgroupSupport();
     if (this.cgroups) reapStaleCgroups(this.cgroups);
+    this.cgroupPool = this.cgroups ? new CgroupPool(this.cgroups) : null;
   }
 
   get isolated(): boolean {
@@ -356,14 +240,15 @@ export class LocalExecutor implements Executor {
     return { kind: 'local', engine: `local: ${isolation}; ${limits}; ${warm}`, versions };
   }
 
-  /** Nothing is kept between slots but the sandboxes still being deleted in the background: waits for those. */
+  /** Waits for the sandboxes still being deleted in the background, and removes the cgroups kept for reuse. */
   async close(): Promise<void> {
     await sandboxRemovalsDone();
+    this.cgroupPool?.close();
   }
 
   async open(spec: SessionSpec): Promise<Session> {
     this.hostEnv ??= hostToolchainEnv();
-    return new LocalSession(spec, this.bwrap, this.cgroups, this.hostEnv);
+    return new LocalSession(spec, this.bwrap, this.cgroupPool, this.hostEnv);
   }
 
   /**
@@ -389,7 +274,7 @@ class LocalSession implements Session {
   constructor(
     private readonly spec: SessionSpec,
     private readonly bwrap: string | null,
-    private readonly cgroups: CgroupKind,
+    private readonly cgroups: CgroupPool | null,
     private readonly hostEnv: Record<string, string>,
   ) {}
 
@@ -450,7 +335,7 @@ class LocalSession implements Session {
     const spoiled = spoiledOverlay(cmd.overlays ?? []);
     // The slot's own failure (its earlier phases damaged its sandbox), never the executor's.
     if (spoiled) return { phase: cmd.phase, argv: cmd.argv, exitCode: 125, signal: null, timedOut: false, outputTruncated: false, output: `[xrepotest: ${spoiled}]\n`, durationMs: 0 };
-    const cgroup = this.cgroups ? new CommandCgroup(this.cgroups, this.spec.limits) : null;
+    const cgroup = this.cgroups?.take(this.spec.limits) ?? null;
     const argv = this.wrap(cmd, cgroup);
     const output = new CappedOutput(this.spec.limits.outputBytes);
     const started = Date.now();
@@ -483,8 +368,8 @@ class LocalSession implements Session {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         kill(); // background processes the command left behind
-        // Resolved only once every process of the command is gone and its cgroup removed.
-        await cgroup?.remove();
+        // Resolved only once every process of the command is gone (its cgroup kept for another, or removed).
+        if (cgroup) await this.cgroups!.give(cgroup);
         this.running.delete(kill);
         if (error) output.push(Buffer.from(`\n[xrepotest: could not start ${argv[0]}: ${error.message}]\n`));
         resolve({

@@ -63,6 +63,12 @@ const classmaps = new Map<string, Classmap>();
  * in a container. Unknown (no probe, another context): the script asks, as before.
  */
 const imageMajors = new WeakMap<RunContext, number>();
+
+/** What the test script's `printf` writes for PHPUnit 10 and later: the bootstrap, and coverage of the focal file alone. */
+function phpunitConfig(boot: string, focal: string): string {
+  const xml = (s: string): string => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="${xml(boot)}" cacheResult="false">\n  <source><include><file>${xml(focal)}</file></include></source>\n</phpunit>\n`;
+}
 function rememberClassmap(dir: string, map: Classmap): void {
   classmaps.delete(dir);
   classmaps.set(dir, map);
@@ -173,12 +179,15 @@ export const phpToolchain: Toolchain = {
       `PHPUNIT=${phpunit ? `'${phpunit.replace(/'/g, `'\\''`)}'` : '$(command -v phpunit)'}`,
       'if [ -n "${XRT_DEPS:-}" ] && [ -d "$XRT_DEPS/vendor" ] && command -v composer >/dev/null; then',
       '  COMPOSER_VENDOR_DIR="$XRT_DEPS/vendor" composer dump-autoload --quiet --no-interaction --working-dir="$ROOT" && BOOT="$XRT_DEPS/vendor/autoload.php"',
+      // Another bootstrap and maybe another PHPUnit: a configuration written for the image's is not this one's.
       '  [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && PHPUNIT="$XRT_DEPS/vendor/bin/phpunit" && MAJOR=',
+      '  rm -f "$CONFIG"',
       'fi',
       String.raw`[ -n "$MAJOR" ] || MAJOR=$(php "$PHPUNIT" --version | sed -n 's/^PHPUnit \([0-9]*\).*/\1/p')`,
       String.raw`xml() { printf %s "$1" | sed -e 's/&/\&amp;/g' -e 's/</\&lt;/g' -e 's/>/\&gt;/g' -e 's/"/\&quot;/g'; }`,
       'if [ "${MAJOR:-9}" -ge 10 ]; then',
-      String.raw`  printf '<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="%s" cacheResult="false">\n  <source><include><file>%s</file></include></source>\n</phpunit>\n' "$(xml "$BOOT")" "$(xml "$FOCAL")" > "$CONFIG"`,
+      // Written by the engine already when it knew the major version (the image's probe); else here.
+      String.raw`  [ -f "$CONFIG" ] || printf '<?xml version="1.0" encoding="UTF-8"?>\n<phpunit bootstrap="%s" cacheResult="false">\n  <source><include><file>%s</file></include></source>\n</phpunit>\n' "$(xml "$BOOT")" "$(xml "$FOCAL")" > "$CONFIG"`,
       '  set -- --configuration "$CONFIG"',
       'else',
       '  set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"',
@@ -188,10 +197,14 @@ export const phpToolchain: Toolchain = {
     ].join('\n');
     writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
     const out = ctx.sandbox.out;
+    const boot = bootstrapFile(ctx);
+    const major = local ? local.major : imageMajors.get(ctx);
+    // The configuration PHPUnit 10+ needs, from here: three processes fewer in the test phase.
+    if (major !== undefined && major >= 10) writeInSandbox(ctx, path.join(out, 'phpunit.xml'), phpunitConfig(boot, ctx.sandbox.focalFile));
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, bootstrapFile(ctx), path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, boot, path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
       root,
     );
   },
