@@ -476,7 +476,7 @@ export class DockerExecutor implements Executor {
     // Traversable but not listable to the test user: a slot cannot find another's folder by name.
     fs.chmodSync(dir, 0o711);
     // The runner's requests: root's alone (mkdtemp makes it 0700), reaped with the pool folders by name.
-    const runnerDir = this.options.runner === false ? undefined : fs.realpathSync(fs.mkdtempSync(`${dir}-runner-`));
+    const runnerDir = this.options.runner === false || this.noRunner.has(image) ? undefined : fs.realpathSync(fs.mkdtempSync(`${dir}-runner-`));
     try {
       const entry: PooledContainer = { key, slot: await this.startContainer(image, limits, dir, [], true, runnerDir), dir, runnerDir, warmed: new Map(), checked: Promise.resolve(null) };
       this.pooled.add(entry);
@@ -767,63 +767,48 @@ export class DockerSession implements Session {
     });
     const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
     const output = new CappedOutput(this.spec.limits.outputBytes);
-    let killedBy: 'timeout' | 'abort' | undefined;
-    let killing: Promise<void> | undefined;
-
-    const ended = slot.drain(stream, output);
-    const kill = (why: 'timeout' | 'abort'): void => {
-      if (killedBy) return;
-      killedBy = why;
-      killing = slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(() =>
-        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(),
-      );
-    };
-    const backstop = setTimeout(() => kill('timeout'), cmd.timeoutMs + KILL_AFTER_S * 1000 + this.backstopGraceMs);
-    const onAbort = (): void => kill('abort');
-    signal?.addEventListener('abort', onAbort, { once: true });
-    try {
-      await ended;
-      // The stream ends as soon as the container dies; the removal must be over before we answer.
-      await killing;
-    } finally {
-      clearTimeout(backstop);
-      signal?.removeEventListener('abort', onAbort);
-    }
-
-    const durationMs = Date.now() - started;
-    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs };
+    const { killedBy } = await this.supervise(cmd, signal, slot.drain(stream, output), () => (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.());
+    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
     if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
-
     return this.ended(cmd, base, await exitCodeOf(exec), openAfter);
   }
 
   /** The phase through the container's runner: the same command, deadlines and kills as an exec. */
   private async runViaRunner(cmd: PhaseCommand, rc: RunnerCommand, openAfter: readonly string[] | null, started: number, signal?: AbortSignal): Promise<PhaseResult> {
-    const slot = this.slot;
     const output = new CappedOutput(this.spec.limits.outputBytes);
+    const { value, killedBy } = await this.supervise(cmd, signal, this.slot.viaRunner(rc, output));
+    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
+    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
+    // The runner went away before answering (a root phase stopped it): the container was killed for it.
+    if (value.code === null) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: false, output: `${base.output}\n[xrepotest: ${this.slot.deadReason}]\n` };
+    return this.ended(cmd, base, value.code, openAfter);
+  }
+
+  /**
+   * Waits for a command's end (`ending`), killing its container at the host's backstop (after the
+   * in-container timeout should have ended everything) or on cancellation; `afterKill` then lets go of
+   * what still waits on the container. Answers only once a removal it started is over.
+   */
+  private async supervise<T>(cmd: PhaseCommand, signal: AbortSignal | undefined, ending: Promise<T>, afterKill?: () => void): Promise<{ value: T; killedBy?: 'timeout' | 'abort' }> {
     let killedBy: 'timeout' | 'abort' | undefined;
     let killing: Promise<void> | undefined;
     const kill = (why: 'timeout' | 'abort'): void => {
       if (killedBy) return;
       killedBy = why;
-      killing = slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled');
+      killing = this.slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(afterKill);
     };
     const backstop = setTimeout(() => kill('timeout'), cmd.timeoutMs + KILL_AFTER_S * 1000 + this.backstopGraceMs);
     const onAbort = (): void => kill('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
-    let code: number | null;
     try {
-      ({ code } = await slot.viaRunner(rc, output));
+      const value = await ending;
+      // The command's end comes as soon as the container dies; the removal must be over before we answer.
       await killing;
+      return { value, killedBy };
     } finally {
       clearTimeout(backstop);
       signal?.removeEventListener('abort', onAbort);
     }
-    const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
-    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
-    // The runner went away before answering (a root phase stopped it): the container was killed for it.
-    if (code === null) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: false, output: `${base.output}\n[xrepotest: ${slot.deadReason}]\n` };
-    return this.ended(cmd, base, code, openAfter);
   }
 
   /** A phase that ended on its own, from its exit code. */

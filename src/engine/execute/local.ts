@@ -274,7 +274,7 @@ class LocalSession implements Session {
   constructor(
     private readonly spec: SessionSpec,
     private readonly bwrap: string | null,
-    private readonly cgroups: CgroupPool | null,
+    private readonly cgroupPool: CgroupPool | null,
     private readonly hostEnv: Record<string, string>,
   ) {}
 
@@ -335,7 +335,7 @@ class LocalSession implements Session {
     const spoiled = spoiledOverlay(cmd.overlays ?? []);
     // The slot's own failure (its earlier phases damaged its sandbox), never the executor's.
     if (spoiled) return { phase: cmd.phase, argv: cmd.argv, exitCode: 125, signal: null, timedOut: false, outputTruncated: false, output: `[xrepotest: ${spoiled}]\n`, durationMs: 0 };
-    const cgroup = this.cgroups?.take(this.spec.limits) ?? null;
+    const cgroup = this.cgroupPool?.take(this.spec.limits) ?? null;
     const argv = this.wrap(cmd, cgroup);
     const output = new CappedOutput(this.spec.limits.outputBytes);
     const started = Date.now();
@@ -369,7 +369,7 @@ class LocalSession implements Session {
         signal?.removeEventListener('abort', onAbort);
         kill(); // background processes the command left behind
         // Resolved only once every process of the command is gone (its cgroup kept for another, or removed).
-        if (cgroup) await this.cgroups!.give(cgroup);
+        if (cgroup) await this.cgroupPool!.give(cgroup);
         this.running.delete(kill);
         if (error) output.push(Buffer.from(`\n[xrepotest: could not start ${argv[0]}: ${error.message}]\n`));
         resolve({
