@@ -184,6 +184,9 @@ describe('annotations of a run (engine)', () => {
     assert.deepEqual({ ...lines[1], xrt }, records[1]);
     assert.deepEqual(fs.readdirSync(path.dirname(out)), ['annotated.jsonl'], 'no temporary file is left');
     await assert.rejects(exportAnnotatedResults(path.join(tmp, 'empty'), out), /holds no results\.jsonl/);
+    // Nor after a failed export, once any file operation it started has had time to land.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual(fs.readdirSync(path.dirname(out)), ['annotated.jsonl'], 'a failed export leaves no temporary file');
   });
 
   it('exports next to the run folder by default, where a report over the folder does not count them twice', () => {

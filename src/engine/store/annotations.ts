@@ -181,7 +181,9 @@ export async function writeAnnotatedResults(
 export async function exportAnnotatedResults(runDir: string, outFile: string, signal?: AbortSignal, source?: AnnotatedSource): Promise<ExportOutcome> {
   fs.mkdirSync(path.dirname(path.resolve(outFile)), { recursive: true });
   const tmp = `${outFile}.${process.pid}.tmp`;
-  const out = fs.createWriteStream(tmp);
+  // Opened now, not by the stream later: a failure below removes the file for sure, and no open
+  // still pending afterwards can recreate it (or fail unheard once its folder is gone).
+  const out = fs.createWriteStream(tmp, { fd: fs.openSync(tmp, 'w') });
   try {
     const outcome = await writeAnnotatedResults(runDir, out, signal, source);
     await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
