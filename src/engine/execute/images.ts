@@ -12,6 +12,13 @@ import { copyRepository } from './copy-repository';
 export { ImageBuildError, type BuildProgress } from './image-build';
 
 export const BASE_IMAGE = 'xrepotest/base:trixie';
+
+/**
+ * A build's containers removed when it fails too (`forcerm`), not only when it succeeds: a failed
+ * build (a dependency no registry serves) otherwise leaves its container on the user's engine, and on
+ * Podman leaves it mounted, one more overlay in every mount table (each bubblewrap start reads it).
+ */
+const REMOVE_BUILD_CONTAINERS = { rm: true, forcerm: true };
 const DEBIAN_SUITE = 'trixie';
 const DEBIAN_MIRROR = 'http://deb.debian.org/debian';
 
@@ -166,6 +173,7 @@ export async function buildLanguageImage(docker: Dockerode, language: LanguageId
       t: tag,
       dockerfile,
       networkmode: 'host',
+      ...REMOVE_BUILD_CONTAINERS,
       labels: { [LABEL.marker]: '1', [LABEL.kind]: 'language', [LABEL.language]: language, [LABEL.variant]: variant },
       buildargs: { BASE: variant === 'debian' ? BASE_IMAGE : officialBase(language) },
     },
@@ -346,6 +354,7 @@ export async function buildEnvImage(docker: Dockerode, repoDir: string, language
       {
         t: tag,
         networkmode: 'host',
+        ...REMOVE_BUILD_CONTAINERS,
         labels: { [LABEL.marker]: '1', [LABEL.kind]: 'env', [LABEL.language]: language, [LABEL.repo]: repoName },
       },
     );
