@@ -42,6 +42,34 @@ describe('local executor: limits per command, with cgroups kept for reuse (attac
     return { s, dir };
   }
 
+  it('every process and thread a command starts is in its own memory and pids cgroups (the shell that joins moves only itself)', async function () {
+    const ex = new LocalExecutor();
+    // The command's shell, a background child and a thread of a python child report their cgroups.
+    const script = [
+      'grep -E ":(pids|memory):" /proc/self/cgroup | sed "s/^/shell /"',
+      '(sleep 1 & grep -E ":(pids|memory):" /proc/$!/cgroup | sed "s/^/child /"; wait)',
+      `python3 -c "import threading, re
+def f():
+    import threading as t
+    for l in open('/proc/self/task/%d/cgroup' % t.get_native_id()):
+        if re.search(':(pids|memory):', l): print('thread', l.strip())
+th = threading.Thread(target=f); th.start(); th.join()"`,
+    ].join('; ');
+    try {
+      const a = await session(ex, {});
+      const r = await a.s.run(phase(script, a.dir));
+      assert.equal(r.exitCode, 0, r.output);
+      for (const who of ['shell', 'child', 'thread']) {
+        const lines = r.output.split('\n').filter((l) => l.startsWith(`${who} `));
+        assert.equal(lines.length, 2, `${who}: ${r.output}`);
+        for (const l of lines) assert.match(l, /:\/xrepotest-\d+-[0-9a-f]{8}$/, `${who} is outside the command's cgroup: ${r.output}`);
+      }
+      await a.s.close();
+    } finally {
+      await ex.close();
+    }
+  });
+
   it('a command that leaves 200 MB of files in its memory sandbox does not shrink the next command’s 256 MB limit', async function () {
     const ex = new LocalExecutor();
     try {

@@ -324,8 +324,9 @@ class LocalSession implements Session {
       : confined;
     if (!cgroup) return mounted;
     // Join the cgroups before exec, so no child can start outside them.
-    const join = cgroup.procsFiles.map((_, i) => `echo $$ > "$${i + 1}"`).join(' && ');
-    return ['/bin/sh', '-c', `${join} && shift ${cgroup.procsFiles.length} && exec "$@"`, 'xrt-join', ...cgroup.procsFiles, ...mounted];
+    const { files, value } = cgroup.join;
+    const join = files.map((_, i) => `echo ${value} > "$${i + 1}"`).join(' && ');
+    return ['/bin/sh', '-c', `${join} && shift ${files.length} && exec "$@"`, 'xrt-join', ...files, ...mounted];
   }
 
   async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
