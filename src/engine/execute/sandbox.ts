@@ -151,14 +151,27 @@ const removals = new Set<Promise<void>>();
  * temporary folder (a reused container's pool folder is then empty, nothing of the slot is left at its
  * path); its files are deleted in the background: a just-built target folder takes 0.1–0.2 s to
  * delete on ext4 (357 files, 32 MB: Rust's fixture), which the slot's result need not wait for.
- * Where the rename cannot be made (another file system), it is removed now. A process that exits
+ * A sandbox on another file system (in memory) goes to a trash beside it; where no rename can be made,
+ * it is removed now. A process that exits
  * before the background removal ends leaves the trash to the next run's reaping (its pid is dead).
  */
 export function removeSandbox(sandbox: Sandbox): void {
-  const trash = path.join(os.tmpdir(), `xrt-trash-ns${pidNamespace()}-${process.pid}-${randomBytes(6).toString('hex')}`);
-  try {
-    fs.renameSync(sandbox.dir, trash);
-  } catch {
+  const trashName = `xrt-trash-ns${pidNamespace()}-${process.pid}-${randomBytes(6).toString('hex')}`;
+  // A sandbox named like one (not one at a fixed path in a pool folder that a container sees) may
+  // also go beside itself: a sandbox in memory (memory-folder.ts) is on another file system than the
+  // temporary folder, and its parent's reaping knows the trash's name too.
+  const places = [os.tmpdir(), ...(SANDBOX_NAME.test(path.basename(sandbox.dir)) ? [path.dirname(sandbox.dir)] : [])];
+  let trash: string | null = null;
+  for (const place of places) {
+    try {
+      fs.renameSync(sandbox.dir, path.join(place, trashName));
+      trash = path.join(place, trashName);
+      break;
+    } catch {
+      /* another file system: try the next place */
+    }
+  }
+  if (!trash) {
     removeSandboxDir(sandbox.dir);
     return;
   }
