@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -139,6 +140,40 @@ describe('hostile generated tests look around the host (local executor)', functi
       /* not readable by this user: nothing to compare */
     }
     for (const line of shadow.split('\n').filter((l) => l.trim())) assert.equal(output.includes(line), false, 'a line of /etc/shadow was printed');
+  });
+
+  it("PHP: reads the other languages' toolchains and caches (the Go module cache, cargo's registry, rustup): none is there", async function () {
+    if (!hasTool('php') || !hasTool('phpunit', ['--version'])) skipBecause(this, 'php or phpunit is not installed');
+    // Folders another language's commands are shown (host-view.ts): a PHP test has no use for them.
+    const others = [
+      hasTool('go', ['version']) ? spawnSync('go', ['env', 'GOMODCACHE'], { encoding: 'utf8' }).stdout.trim() : '',
+      path.join(process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo'), 'registry'),
+      process.env.RUSTUP_HOME ?? path.join(os.homedir(), '.rustup'),
+    ].filter((p) => p && fs.existsSync(p) && fs.readdirSync(p).length > 0);
+    if (!others.length) skipBecause(this, 'no other toolchain folder on this machine (Go module cache, cargo registry, rustup)');
+    const code = [
+      '<?php',
+      'declare(strict_types=1);',
+      'namespace Textkit\\Tests;',
+      "require_once __DIR__ . '/../vendor/autoload.php';",
+      'use PHPUnit\\Framework\\TestCase;',
+      'final class SluggerTest extends TestCase',
+      '{',
+      '    public function testLooksAround(): void',
+      '    {',
+      `        foreach ([${others.map((p) => JSON.stringify(p)).join(', ')}] as $p) {`,
+      '            $entries = is_dir($p) ? @scandir($p) : false;',
+      '            echo ($entries !== false && count($entries) > 2) ? "LISTED $p\\n" : "HIDDEN $p\\n";',
+      '        }',
+      "        $this->assertSame('looked', 'around');",
+      '    }',
+      '}',
+      '',
+    ].join('\n');
+    const { e, output } = await attack('php', code);
+    assert.equal((output.match(/HIDDEN /g) ?? []).length, others.length, output.slice(-2000));
+    assert.deepEqual(visible(output, 'LISTED'), []);
+    assert.equal(e.score.passed, false);
   });
 
   it('Ruby: reads the home secret and lists the checkout: neither is there', async function () {

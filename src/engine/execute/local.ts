@@ -298,8 +298,8 @@ class LocalSession implements Session {
     const confined = this.bwrap
       ? [
           this.bwrap,
-          // Not the host's root: system and toolchain folders read-only, home folders empty (host-view.ts).
-          ...localHostViewArgs(),
+          // Not the host's root: system and this language's toolchain folders read-only, home folders empty (host-view.ts).
+          ...localHostViewArgs(this.spec.language),
           '--dev', '/dev',
           '--proc', '/proc',
           '--tmpfs', '/tmp',
