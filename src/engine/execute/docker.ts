@@ -727,6 +727,8 @@ export class DockerSession implements Session {
     const slot = this.slot;
     if (slot.deadReason) throw new Error(`this session's container was killed (${slot.deadReason}); open a new session`);
     signal?.throwIfAborted();
+    // No mount namespace per command here (`capabilities` offers no views): a view would go missing unheard.
+    if (cmd.view) throw new Error('a view was declared for a phase, but the docker executor gives commands no views');
     // A test phase on a copy read-only to it: opened up by root first, then run as nobody.
     const user = this.confined && cmd.sandboxWritable ? UNPRIVILEGED_USER : undefined;
     const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;

@@ -114,6 +114,21 @@ function seedView(lower: string, target: string, rewritesInPlace: boolean, confi
  */
 export const FIXED_SANDBOX_PATH = '/xrt/sandbox';
 
+/** Where commands' views go (`PhaseCommand.view`): like the fixed path, only inside bubblewrap's root. */
+export const COMMAND_VIEWS = '/xrt/views';
+
+/** A view's folders: under COMMAND_VIEWS, mountable paths with nothing to resolve, sources outside the sandbox. */
+function viewProblem(view: NonNullable<PhaseCommand['view']>, sandboxDir: string): string | null {
+  const clean = (p: string): boolean => MOUNTABLE.test(p) && path.posix.normalize(p) === p && !p.split('/').includes('..');
+  const under = (p: string, dir: string): boolean => p.startsWith(dir + '/');
+  if (!clean(view.dir) || !under(view.dir, COMMAND_VIEWS)) return `a view's folder must be under ${COMMAND_VIEWS}: ${view.dir}`;
+  for (const v of view.readOnly) {
+    if (!clean(v.dest) || !under(v.dest, view.dir)) return `a view's mount must be inside its folder ${view.dir}: ${v.dest}`;
+    if (!clean(v.source) || v.source === sandboxDir || under(v.source, sandboxDir)) return `a view shows trusted host folders, not the sandbox: ${v.source}`;
+  }
+  return null;
+}
+
 /** Every mention of the sandbox's host path in a string, as the same path under `view`. */
 function atView(sandboxDir: string, view: string): (s: string) => string {
   const mention = new RegExp(`${sandboxDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?=/|$)`, 'g');
@@ -165,7 +180,7 @@ export class LocalExecutor implements Executor {
       // killed with all it started when it ends, never another command's.
       concurrentCommands: true,
       // Only bubblewrap can show the sandbox elsewhere (a mount namespace per command).
-      ...(this.bwrap ? { fixedSandboxPath: FIXED_SANDBOX_PATH } : {}),
+      ...(this.bwrap ? { fixedSandboxPath: FIXED_SANDBOX_PATH, commandViews: COMMAND_VIEWS } : {}),
     };
   }
 
@@ -306,6 +321,8 @@ class LocalSession implements Session {
           ...sandboxAt((s) => s),
           ...(view ? sandboxAt(shown) : []),
           ...(cmd.writable ?? []).flatMap((d) => ['--bind', d, d]),
+          // A folder of this command's own (gone with it), trusted folders read-only in it.
+          ...(cmd.view ? ['--tmpfs', cmd.view.dir, ...cmd.view.readOnly.flatMap((v) => ['--ro-bind', v.source, v.dest])] : []),
           '--unshare-net', '--unshare-pid', '--unshare-ipc', '--unshare-uts',
           '--die-with-parent', '--new-session',
           // Root in the sandbox without capabilities: no kernel modules, mounts, or writes to others' files.
@@ -318,6 +335,9 @@ class LocalSession implements Session {
     const overlays = cmd.overlays ?? [];
     if (overlays.length && !this.bwrap) throw new Error('overlays were declared for a phase the local executor does not confine');
     if (cmd.binds?.length && !this.bwrap) throw new Error('binds were declared for a phase the local executor does not confine');
+    if (cmd.view && !this.bwrap) throw new Error('a view was declared for a phase the local executor does not confine');
+    const badView = cmd.view ? viewProblem(cmd.view, sandboxDir) : null;
+    if (badView) throw new Error(badView);
     // Each overlay mounted in a mount namespace of this command's own (gone with it), bubblewrap inside it.
     const mounted = overlays.length
       ? ['unshare', '--mount', '--propagation', 'private', '--', '/bin/sh', '-c', `${OVERLAY_SCRIPT} && exec "$@"`, 'xrt-overlay', ...overlays.flatMap((o) => [o.lower, o.upper, o.work, o.dest]), '--', ...confined]

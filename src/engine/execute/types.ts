@@ -55,6 +55,14 @@ export interface PhaseCommand {
    */
   fixedPath?: boolean;
   /**
+   * Where the executor gives them (`ExecutorCapabilities.commandViews`): `dir`, an empty writable
+   * folder outside the sandbox that lives as long as this command (a tmpfs of its own), with trusted
+   * host folders shown read-only inside it. For a warm cache a tool insists on finding writable though
+   * nothing may change it (PHP's opcache files: PHP refuses a cache folder it cannot write, and any
+   * later command reading a changed entry would run code the test wrote).
+   */
+  view?: { dir: string; readOnly: Array<{ source: string; dest: string }> };
+  /**
    * On a phase that runs no test code and is followed by a test phase with these writable folders (a
    * compile): an executor that must open the copy to the test's user before the test phase (docker,
    * root engine) may do it at the end of this command instead of in a command of its own. So the
@@ -179,6 +187,11 @@ export interface ExecutorCapabilities {
    * Absent: one command at a time (docker: a command's clean-up kills every process of its user).
    */
   concurrentCommands?: boolean;
+  /**
+   * Where commands may be given views (`PhaseCommand.view`): a folder that exists only inside each
+   * command's own mount namespace. Absent: no views (docker, unconfined local).
+   */
+  commandViews?: string;
   /**
    * Builds (or reuses) a repository's environment image, its dependencies fetched once, and names it.
    * Absent where the executor runs no images.

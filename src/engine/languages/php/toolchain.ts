@@ -4,6 +4,7 @@ import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Pla
 import type { EnvironmentProblem } from '../../score/types';
 import { phpAutoloaderSource, type ComposerJson } from './autoload';
 import { scanClassmap, type Classmap } from './classmap';
+import { opcacheSettings, opcacheViewDir, warmOpcache, type WarmOpcache } from './opcache';
 import { phpunitRunnerErrors } from './tampering';
 import { chooseRunner, localPhpunitRunners, phpunitConstraint, runner, versionOf, type PhpunitRunner } from './runners';
 import { field, named } from '../../parse/nodes';
@@ -63,6 +64,14 @@ const classmaps = new Map<string, Classmap>();
  * in a container. Unknown (no probe, another context): the script asks, as before.
  */
 const imageMajors = new WeakMap<RunContext, number>();
+
+/** A slot's compiled PHPUnit (opcache.ts), for the runner it was warmed for, shown at `dir` in each test phase. */
+const opcacheViews = new WeakMap<RunContext, { runner: string; dir: string; warm: WarmOpcache }>();
+
+/** PHP's settings for a scored run: pcov on for the project's files, room for big suites, errors on stderr. */
+function phpSettings(root: string): string[] {
+  return ['-d', 'pcov.enabled=1', '-d', `pcov.directory=${root}`, '-d', 'memory_limit=1G', '-d', 'display_errors=stderr'];
+}
 
 /** What the test script's `printf` writes for PHPUnit 10 and later: the bootstrap, and coverage of the focal file alone. */
 function phpunitConfig(boot: string, focal: string): string {
@@ -136,6 +145,23 @@ export const phpToolchain: Toolchain = {
     return { testFile, writtenCode: code, testNames: className ? [className] : [], notes };
   },
 
+  /**
+   * On the host, with views (local, bubblewrap): the runner's compiled PHPUnit (opcache.ts), warmed
+   * once per PHP and runner by a trusted run, for this slot's test phases. Never for the project's own
+   * PHPUnit (vendor/): that is the repository's code. No cache, no view: the phases run as before.
+   */
+  async prepareSandbox(ctx, { executor }) {
+    const views = executor.capabilities.commandViews;
+    const shared = executor.sharedCache?.('php') ?? null;
+    if (!ctx.hostToolchains || !views || !shared || vendorPhpunit(ctx)) return null;
+    const choice = localRunner(ctx);
+    const chosen = 'runner' in choice ? choice.runner : null;
+    if (!chosen) return null;
+    const warm = await warmOpcache(chosen, shared.dir, { settings: phpSettings, config: phpunitConfig });
+    if (warm) opcacheViews.set(ctx, { runner: chosen.bin, dir: opcacheViewDir(views), warm });
+    return null;
+  },
+
   // Before anything runs: the local executor has no PHPUnit within composer.json's constraint.
   environmentProblem(ctx, executorVersions) {
     if (vendorPhpunit(ctx)) return null;
@@ -192,19 +218,35 @@ export const phpToolchain: Toolchain = {
       'else',
       '  set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"',
       'fi',
-      'exec php -d pcov.enabled=1 -d pcov.directory="$ROOT" -d memory_limit=1G -d display_errors=stderr "$PHPUNIT" "$@" \\',
+      `exec php ${phpSettings('"$ROOT"').join(' ')} "$PHPUNIT" "$@" \\`,
       '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
-    writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
     const out = ctx.sandbox.out;
     const boot = bootstrapFile(ctx);
     const major = local ? local.major : imageMajors.get(ctx);
+    const config = path.join(out, 'phpunit.xml');
     // The configuration PHPUnit 10+ needs, from here: three processes fewer in the test phase.
-    if (major !== undefined && major >= 10) writeInSandbox(ctx, path.join(out, 'phpunit.xml'), phpunitConfig(boot, ctx.sandbox.focalFile));
+    if (major !== undefined && major >= 10) writeInSandbox(ctx, config, phpunitConfig(boot, ctx.sandbox.focalFile));
+    // On the host's toolchains with the runner and its version known, the script has nothing left to
+    // decide (no $XRT_DEPS there): PHPUnit is started directly, one shell fewer in a phase of ~60 ms.
+    if (ctx.hostToolchains && local && phpunit === local.bin) {
+      const selection = local.major >= 10 ? ['--configuration', config] : ['--no-configuration', '--bootstrap', boot, '--coverage-filter', ctx.sandbox.focalFile];
+      const cache = opcacheViews.get(ctx);
+      const viewed = cache?.runner === phpunit ? cache : null;
+      const cmd = phase(
+        'test',
+        ctx,
+        ['php', ...phpSettings(root), ...(viewed ? opcacheSettings(viewed.dir) : []), phpunit, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), placement.testFile],
+        root,
+      );
+      if (viewed) cmd.view = { dir: viewed.dir, readOnly: viewed.warm.systems.map((s) => ({ source: path.join(viewed.warm.dir, s), dest: path.posix.join(viewed.dir, s) })) };
+      return cmd;
+    }
+    writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, boot, path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, path.join(out, 'phpunit.xml'), local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, boot, path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, config, local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
       root,
     );
   },
