@@ -2,10 +2,13 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { confinesTests, DockerExecutor } from '../../src/engine/execute/docker';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { COMMAND_VIEWS, LocalExecutor } from '../../src/engine/execute/local';
 import type { PhaseCommand } from '../../src/engine/execute/types';
+import { IMAGE_OPCACHE_VIEW } from '../../src/engine/languages/php/image';
 import { opcacheViewDir } from '../../src/engine/languages/php/opcache';
+import { engineForTests, languageImageForTests, stopTestEngine } from '../helpers/engine';
 import { fixtureTask, generatedTest, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -16,6 +19,8 @@ import { hasTool, skipBecause } from '../helpers/skip';
  * every later run: a mutant's, a rerun's, another slot's. Each attack is a test trying to.
  */
 const VIEW = opcacheViewDir(COMMAND_VIEWS);
+
+after(stopTestEngine);
 
 /** A PHPUnit test of the fixture that runs `body`, prints what it did, and fails (its output is kept). */
 function phpTest(body: string[]): string {
@@ -120,5 +125,69 @@ describe('hostile PHP tests and the shared compiled PHPUnit (local executor)', f
     } finally {
       fs.rmSync(sandbox, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * In a PHP image the compiled PHPUnit is part of the image (docker/php/Dockerfile.*): a read-only
+ * cache owned by root, and a sticky view folder holding root's link to it. In a reused container the
+ * next slot runs in the same file system: what a test could change there, it would change for it.
+ */
+describe('hostile PHP tests and the image’s compiled PHPUnit (docker executor, reused containers)', function () {
+  this.timeout(600_000);
+  let docker: DockerExecutor;
+  let image: string;
+
+  before(async function () {
+    const engine = await engineForTests(this);
+    if (!confinesTests()) skipBecause(this, 'containers are reused only when the engine runs as root (tests confined to the test user)');
+    image = await languageImageForTests(this, 'php');
+    docker = await DockerExecutor.create({ engine });
+    const info = await docker.info('php', image);
+    if (info.versions.opcache !== IMAGE_OPCACHE_VIEW) skipBecause(this, `${image} has no compiled PHPUnit (built before docker/php/warm-opcache.sh): rebuild it with \`xrepotest images build --lang php\``);
+  });
+  after(async () => docker?.close());
+
+  async function evaluate(code: string) {
+    return evaluateTest(await fixtureTask('php'), 'php', code, { executor: docker, repoDir: fixture('textkit-php'), image });
+  }
+
+  it('a passing test passes reading it; rewriting entries, replacing the link or planting files changes nothing for the next slot', async function () {
+    const first = await evaluate(generatedTest('php', 'pass'));
+    assert.equal(first.score.passed, true, first.score.reason ?? undefined);
+    assert.ok(first.phases.find((p) => p.phase === 'test')!.argv.includes(IMAGE_OPCACHE_VIEW), 'the test script is given the view');
+    const e = await evaluate(
+      phpTest([
+        `$view = ${JSON.stringify(IMAGE_OPCACHE_VIEW)};`,
+        "$links = glob(\"$view/*\");",
+        'echo "LINKS " . count($links) . "\\n";',
+        '$it = new \\RecursiveIteratorIterator(new \\RecursiveDirectoryIterator($links[0] . "/", \\FilesystemIterator::SKIP_DOTS));',
+        '$files = [];',
+        'foreach ($it as $f) { $files[] = $f->getPathname(); }',
+        'echo "SEEN " . count($files) . "\\n";',
+        'foreach (array_slice($files, 0, 5) as $f) {',
+        "    echo (@file_put_contents($f, 'poison') !== false ? 'WROTE ' : 'REFUSED ') . $f . \"\\n\";",
+        "    echo (@unlink($f) ? 'REMOVED ' : 'KEPT ') . $f . \"\\n\";",
+        '}',
+        "echo (@unlink($links[0]) ? 'UNLINKED' : 'LINK-KEPT') . \"\\n\";",
+        "echo (@rename($links[0], \"$view/moved\") ? 'MOVED' : 'LINK-STAYED') . \"\\n\";",
+        "echo (@file_put_contents(\"$view/planted\", 'x') !== false ? 'PLANTED' : 'NOT-PLANTED') . \"\\n\";",
+      ]),
+    );
+    const output = e.phases.map((p) => p.output).join('\n');
+    assert.match(output, /LINKS 1\n/, output.slice(-3000));
+    assert.match(output, /SEEN [1-9]/, output.slice(-3000));
+    assert.equal((output.match(/REFUSED /g) ?? []).length, 5, output.slice(-3000));
+    assert.doesNotMatch(output, /WROTE |REMOVED |UNLINKED|MOVED/, output.slice(-3000));
+    assert.equal(e.score.passed, false);
+    // Whatever it planted in the view folder, the next slot does not find it; and it passes.
+    const next = await evaluate(phpTest([`echo (file_exists(${JSON.stringify(`${IMAGE_OPCACHE_VIEW}/planted`)}) ? 'LEFT-OVER' : 'FRESH') . "\\n";`, `echo "LINKS " . count(glob(${JSON.stringify(`${IMAGE_OPCACHE_VIEW}/*`)})) . "\\n";`]));
+    const seen = next.phases.map((p) => p.output).join('\n');
+    assert.match(seen, /FRESH/, `${seen.slice(-2000)}\n(containers discarded: ${docker.discarded.join('; ')})`);
+    assert.match(seen, /LINKS 1\n/, seen.slice(-2000));
+    // A file the test user left in the (sticky, world-writable) view fails the container's check after the slot.
+    if (/(^|\n)PLANTED\n/.test(output)) assert.ok(docker.discarded.some((d) => d.includes(`${IMAGE_OPCACHE_VIEW}/planted`)), `not discarded: ${docker.discarded.join('; ')}`);
+    const again = await evaluate(generatedTest('php', 'pass'));
+    assert.equal(again.score.passed, true, again.score.reason ?? undefined);
   });
 });

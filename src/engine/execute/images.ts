@@ -168,7 +168,8 @@ export async function buildLanguageImage(docker: Dockerode, language: LanguageId
   if (!fs.existsSync(path.join(context, dockerfile))) throw new ImageBuildError(`missing ${path.join(context, dockerfile)}`, '');
   opts.onProgress?.(`building ${tag} from ${path.join('docker', language, dockerfile)}`);
   const stream = await docker.buildImage(
-    { context, src: [dockerfile] },
+    // The Dockerfile and what it copies (PHP: warm-opcache.sh); not the other variant's Dockerfile.
+    { context, src: fs.readdirSync(context).filter((f) => f === dockerfile || !f.startsWith('Dockerfile')) },
     {
       t: tag,
       dockerfile,

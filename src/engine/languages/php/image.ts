@@ -2,6 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LanguageImage } from '../execution-types';
 
+/** Where the PHP images keep the view of their compiled PHPUnit (docker/php/Dockerfile.*, warm-opcache.sh). */
+export const IMAGE_OPCACHE_VIEW = '/usr/local/lib/xrt-opcache/view';
+
 /** Composer packages every PHP image has already (Debian's or the official image's). */
 const PROVIDED = /^(php|php-64bit|ext-.+|lib-.+|composer-plugin-api|composer-runtime-api|phpunit\/phpunit)$/i;
 
@@ -21,7 +24,9 @@ export const phpImage: LanguageImage = {
   caBundleEnv: ['COMPOSER_CAFILE'],
   versionScript:
     'P=phpunit; [ -n "${XRT_DEPS:-}" ] && [ -x "$XRT_DEPS/vendor/bin/phpunit" ] && P="$XRT_DEPS/vendor/bin/phpunit"; ' +
-    'echo "php=$(php --version | head -n1)"; echo "phpunit=$($P --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"',
+    'echo "php=$(php --version | head -n1)"; echo "phpunit=$($P --version | grep -m1 PHPUnit)"; echo "pcov=$(php -r "echo phpversion(\'pcov\');")"; ' +
+    // The compiled PHPUnit the image's Dockerfile made (warm-opcache.sh), when its view holds a link.
+    `[ -n "$(find ${IMAGE_OPCACHE_VIEW} -mindepth 1 -maxdepth 1 -type l -user 0 2>/dev/null)" ] && echo "opcache=${IMAGE_OPCACHE_VIEW}"; true`,
   toolChecks: [
     'command -v php >/dev/null || echo "missing=php"',
     'php -r "exit(extension_loaded(\'pcov\') ? 0 : 1);" 2>/dev/null || php -d extension=pcov -r "exit(extension_loaded(\'pcov\') ? 0 : 1);" 2>/dev/null || echo "missing=pcov (PHP coverage is measured with pcov; the image has none, so coverage would read as zero)"',

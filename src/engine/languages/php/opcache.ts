@@ -3,6 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { resourceRoot } from '../../util/resources';
 import { which } from '../../util/which';
 import type { PhpunitRunner } from './runners';
 
@@ -45,16 +46,11 @@ const warming = new Map<string, Promise<WarmOpcache | null>>();
  * key; concurrent builders each build aside and the first rename wins). Null where PHP has no opcache
  * or the warm-up fails: runs then go without it, as before.
  */
-/** How scored runs start PHPUnit (toolchain.ts): the warm-up starts it the same way. */
-export interface PhpunitStart {
-  /** PHP's `-d` settings for a project at `root`. */
-  settings(root: string): string[];
-  /** The configuration PHPUnit 10+ is given: the bootstrap, coverage of the focal file. */
-  config(boot: string, focal: string): string;
-}
-
-export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, start: PhpunitStart): Promise<WarmOpcache | null> {
-  const { settings } = start;
+/**
+ * `settings`: PHP's settings of the scored runs (toolchain.ts), part of the key: the script starts PHP
+ * with the same ones (a unit test keeps them equal).
+ */
+export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, settings: (root: string) => string[]): Promise<WarmOpcache | null> {
   const php = which('php');
   if (!php) return Promise.resolve(null);
   let key: string;
@@ -63,7 +59,7 @@ export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, start: Php
     const st = fs.statSync(real);
     const bin = fs.realpathSync(runner.bin);
     key = createHash('sha256')
-      .update(JSON.stringify({ php: real, mtime: st.mtimeMs, size: st.size, runner: bin, version: runner.version, settings: settings('<root>'), opcache: opcacheSettings('<dir>') }))
+      .update(JSON.stringify({ php: real, mtime: st.mtimeMs, size: st.size, runner: bin, version: runner.version, settings: settings('<root>'), opcache: opcacheSettings('<dir>'), script: fs.readFileSync(warmScript(), 'utf8') }))
       .digest('hex')
       .slice(0, 16);
   } catch {
@@ -72,7 +68,7 @@ export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, start: Php
   const dir = path.join(cacheRoot, `opcache-${key}`);
   let p = warming.get(dir);
   if (!p) {
-    p = ready(dir) ?? build(dir, runner, start).catch(() => null);
+    p = ready(dir) ?? build(dir, runner).catch(() => null);
     warming.set(dir, p);
   }
   return p;
@@ -91,67 +87,20 @@ function ready(dir: string): Promise<WarmOpcache | null> | null {
   }
 }
 
-/** Our scratch project: a class, and a test that passes, fails and uses a data provider (PHPUnit's usual paths). */
-const SCRATCH: Record<string, string> = {
-  'src/Warm.php': '<?php\nnamespace XrtWarm;\nfinal class Warm\n{\n    public function twice(int $x): int\n    {\n        return 2 * $x;\n    }\n}\n',
-  'bootstrap.php': "<?php\nrequire __DIR__ . '/src/Warm.php';\n",
-  'tests/WarmTest.php': [
-    '<?php',
-    'namespace XrtWarm;',
-    'use PHPUnit\\Framework\\TestCase;',
-    'final class WarmTest extends TestCase',
-    '{',
-    '    public static function values(): array',
-    '    {',
-    '        return [[1, 2], [2, 4]];',
-    '    }',
-    '    /** @dataProvider values */',
-    '    public function testTwice(int $x, int $y): void',
-    '    {',
-    '        $this->assertSame($y, (new Warm())->twice($x));',
-    '    }',
-    '    public function testFails(): void',
-    '    {',
-    "        $this->assertSame(['a' => 1], ['a' => 2]);",
-    '    }',
-    '    public function testErrors(): void',
-    '    {',
-    "        throw new \\RuntimeException('warm');",
-    '    }',
-    '}',
-    '',
-  ].join('\n'),
-};
+/** The warm-up the images run too (docker/php/warm-opcache.sh). */
+export function warmScript(): string {
+  return path.join(resourceRoot(), 'docker', 'php', 'warm-opcache.sh');
+}
 
-async function build(dir: string, runner: PhpunitRunner, { settings, config: configOf }: PhpunitStart): Promise<WarmOpcache | null> {
+async function build(dir: string, runner: PhpunitRunner): Promise<WarmOpcache | null> {
   fs.mkdirSync(path.dirname(dir), { recursive: true });
   const aside = `${dir}.build-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-php-warm-'));
   try {
-    fs.mkdirSync(aside);
-    for (const [rel, text] of Object.entries(SCRATCH)) {
-      fs.mkdirSync(path.join(scratch, path.dirname(rel)), { recursive: true });
-      fs.writeFileSync(path.join(scratch, rel), text);
-    }
-    const out = path.join(scratch, 'out');
-    fs.mkdirSync(out);
-    const focal = path.join(scratch, 'src', 'Warm.php');
-    const boot = path.join(scratch, 'bootstrap.php');
-    let selection = ['--no-configuration', '--bootstrap', boot, '--coverage-filter', focal];
-    if (runner.major >= 10) {
-      const config = path.join(out, 'phpunit.xml');
-      fs.writeFileSync(config, configOf(boot, focal));
-      selection = ['--configuration', config];
-    }
-    const argv = [...settings(scratch), ...opcacheSettings(aside), runner.bin, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), path.join(scratch, 'tests', 'WarmTest.php')];
-    // Trusted: the host's PHPUnit on our own files. It fails on purpose (two of four tests).
-    await new Promise<void>((resolve) => {
-      execFile('php', argv, { cwd: scratch, timeout: 120_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: scratch } }, () => resolve());
+    // Trusted: the host's PHPUnit on the script's own scratch project.
+    const ok = await new Promise<boolean>((resolve) => {
+      execFile('sh', [warmScript(), aside, runner.bin, String(runner.major)], { timeout: 120_000, env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', HOME: os.tmpdir() } }, (err) => resolve(!err));
     });
-    const systems = systemsIn(aside);
-    if (!systems.length || !fs.existsSync(path.join(out, 'junit.xml'))) return null;
-    // Only PHPUnit's files are kept: our scratch project's entries go.
-    for (const s of systems) fs.rmSync(path.join(aside, s, scratch), { recursive: true, force: true });
+    if (!ok || !systemsIn(aside).length) return null;
     try {
       fs.renameSync(aside, dir);
     } catch {
@@ -160,6 +109,5 @@ async function build(dir: string, runner: PhpunitRunner, { settings, config: con
     return ready(dir);
   } finally {
     fs.rmSync(aside, { recursive: true, force: true });
-    fs.rmSync(scratch, { recursive: true, force: true });
   }
 }

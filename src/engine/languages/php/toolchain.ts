@@ -4,6 +4,7 @@ import { emptyReport, phase, readInSandbox, readReport, writeInSandbox, type Pla
 import type { EnvironmentProblem } from '../../score/types';
 import { phpAutoloaderSource, type ComposerJson } from './autoload';
 import { scanClassmap, type Classmap } from './classmap';
+import { IMAGE_OPCACHE_VIEW } from './image';
 import { opcacheSettings, opcacheViewDir, warmOpcache, type WarmOpcache } from './opcache';
 import { phpunitRunnerErrors } from './tampering';
 import { chooseRunner, localPhpunitRunners, phpunitConstraint, runner, versionOf, type PhpunitRunner } from './runners';
@@ -68,8 +69,11 @@ const imageMajors = new WeakMap<RunContext, number>();
 /** A slot's compiled PHPUnit (opcache.ts), for the runner it was warmed for, shown at `dir` in each test phase. */
 const opcacheViews = new WeakMap<RunContext, { runner: string; dir: string; warm: WarmOpcache }>();
 
+/** Slots whose image has a compiled PHPUnit (its probe's `opcache` line): the test script reads it. */
+const imageOpcache = new WeakSet<RunContext>();
+
 /** PHP's settings for a scored run: pcov on for the project's files, room for big suites, errors on stderr. */
-function phpSettings(root: string): string[] {
+export function phpSettings(root: string): string[] {
   return ['-d', 'pcov.enabled=1', '-d', `pcov.directory=${root}`, '-d', 'memory_limit=1G', '-d', 'display_errors=stderr'];
 }
 
@@ -157,7 +161,7 @@ export const phpToolchain: Toolchain = {
     const choice = localRunner(ctx);
     const chosen = 'runner' in choice ? choice.runner : null;
     if (!chosen) return null;
-    const warm = await warmOpcache(chosen, shared.dir, { settings: phpSettings, config: phpunitConfig });
+    const warm = await warmOpcache(chosen, shared.dir, phpSettings);
     if (warm) opcacheViews.set(ctx, { runner: chosen.bin, dir: opcacheViewDir(views), warm });
     return null;
   },
@@ -171,6 +175,7 @@ export const phpToolchain: Toolchain = {
       if (!version) return null;
       const major = Number(version.split('.')[0]);
       if (Number.isInteger(major) && major > 0) imageMajors.set(ctx, major);
+      if (executorVersions?.opcache === IMAGE_OPCACHE_VIEW) imageOpcache.add(ctx);
       const choice = chooseRunner(phpunitConstraint(composerOf(ctx)), [runner('phpunit', version, 'image')], 'docker');
       return 'problem' in choice ? choice.problem : null;
     }
@@ -201,7 +206,9 @@ export const phpToolchain: Toolchain = {
     // Composer writes an autoloader there for this copy of the project, and its PHPUnit is used.
     const script = [
       // MAJOR: the chosen local runner's, known from its probe on the host; else PHPUnit is asked here.
-      'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7 MAJOR=$8',
+      // OPC: the image's compiled PHPUnit (its view folder), or empty.
+      'ROOT=$1 BOOT=$2 JUNIT=$3 FOCAL=$4 CLOVER=$5 TEST=$6 CONFIG=$7 MAJOR=$8 OPC=$9',
+      `O=; [ -z "$OPC" ] || O="${opcacheSettings('$OPC').join(' ')}"`,
       `PHPUNIT=${phpunit ? `'${phpunit.replace(/'/g, `'\\''`)}'` : '$(command -v phpunit)'}`,
       'if [ -n "${XRT_DEPS:-}" ] && [ -d "$XRT_DEPS/vendor" ] && command -v composer >/dev/null; then',
       '  COMPOSER_VENDOR_DIR="$XRT_DEPS/vendor" composer dump-autoload --quiet --no-interaction --working-dir="$ROOT" && BOOT="$XRT_DEPS/vendor/autoload.php"',
@@ -218,7 +225,8 @@ export const phpToolchain: Toolchain = {
       'else',
       '  set -- --no-configuration --bootstrap "$BOOT" --coverage-filter "$FOCAL"',
       'fi',
-      `exec php ${phpSettings('"$ROOT"').join(' ')} "$PHPUNIT" "$@" \\`,
+      // $O unquoted: the engine's fixed settings and path (no space, no pattern), split into words.
+      `exec php ${phpSettings('"$ROOT"').join(' ')} $O "$PHPUNIT" "$@" \\`,
       '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
     const out = ctx.sandbox.out;
@@ -246,7 +254,7 @@ export const phpToolchain: Toolchain = {
     return phase(
       'test',
       ctx,
-      ['sh', path.join(xrt, 'phpunit.sh'), root, boot, path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, config, local ? String(local.major) : String(imageMajors.get(ctx) ?? '')],
+      ['sh', path.join(xrt, 'phpunit.sh'), root, boot, path.join(out, 'junit.xml'), ctx.sandbox.focalFile, path.join(out, 'clover.xml'), placement.testFile, config, local ? String(local.major) : String(imageMajors.get(ctx) ?? ''), !ctx.hostToolchains && imageOpcache.has(ctx) ? IMAGE_OPCACHE_VIEW : ''],
       root,
     );
   },
