@@ -41,6 +41,21 @@ function phpTest(body: string[]): string {
   ].join('\n');
 }
 
+/** PHP lines: list every file under the folder `$dir` names, then try to rewrite and remove five (and re-mode them, with `chmod`). */
+function tamperWithEntries(dir: string, chmod: boolean): string[] {
+  return [
+    `$it = new \\RecursiveIteratorIterator(new \\RecursiveDirectoryIterator(${dir}, \\FilesystemIterator::SKIP_DOTS));`,
+    '$files = [];',
+    'foreach ($it as $f) { $files[] = $f->getPathname(); }',
+    'echo "SEEN " . count($files) . "\\n";',
+    'foreach (array_slice($files, 0, 5) as $f) {',
+    "    echo (@file_put_contents($f, 'poison') !== false ? 'WROTE ' : 'REFUSED ') . $f . \"\\n\";",
+    "    echo (@unlink($f) ? 'REMOVED ' : 'KEPT ') . $f . \"\\n\";",
+    ...(chmod ? ["    echo (@chmod($f, 0666) ? 'CHMODDED ' : 'UNCHANGED ') . $f . \"\\n\";"] : []),
+    '}',
+  ];
+}
+
 describe('hostile PHP tests and the shared compiled PHPUnit (local executor)', function () {
   this.timeout(300_000);
   let cacheRoot: string;
@@ -81,16 +96,7 @@ describe('hostile PHP tests and the shared compiled PHPUnit (local executor)', f
     const e = await evaluate(
       phpTest([
         `$root = ${JSON.stringify(VIEW)};`,
-        '$done = [];',
-        '$it = new \\RecursiveIteratorIterator(new \\RecursiveDirectoryIterator($root, \\FilesystemIterator::SKIP_DOTS));',
-        '$files = [];',
-        'foreach ($it as $f) { $files[] = $f->getPathname(); }',
-        'echo "SEEN " . count($files) . "\\n";',
-        'foreach (array_slice($files, 0, 5) as $f) {',
-        "    echo (@file_put_contents($f, 'poison') !== false ? 'WROTE ' : 'REFUSED ') . $f . \"\\n\";",
-        "    echo (@unlink($f) ? 'REMOVED ' : 'KEPT ') . $f . \"\\n\";",
-        "    echo (@chmod($f, 0666) ? 'CHMODDED ' : 'UNCHANGED ') . $f . \"\\n\";",
-        '}',
+        ...tamperWithEntries('$root', true),
         "$sys = explode('/', substr($files[0] ?? \"$root/none\", strlen($root) + 1))[0];",
         'echo "SYSTEM $sys\\n";',
         "echo (@mkdir(\"$root/$sys/planted\", 0777, true) ? 'PLANTED' : 'NOT-PLANTED') . \"\\n\";",
@@ -161,14 +167,7 @@ describe('hostile PHP tests and the image’s compiled PHPUnit (docker executor,
         `$view = ${JSON.stringify(IMAGE_OPCACHE_VIEW)};`,
         "$links = glob(\"$view/*\");",
         'echo "LINKS " . count($links) . "\\n";',
-        '$it = new \\RecursiveIteratorIterator(new \\RecursiveDirectoryIterator($links[0] . "/", \\FilesystemIterator::SKIP_DOTS));',
-        '$files = [];',
-        'foreach ($it as $f) { $files[] = $f->getPathname(); }',
-        'echo "SEEN " . count($files) . "\\n";',
-        'foreach (array_slice($files, 0, 5) as $f) {',
-        "    echo (@file_put_contents($f, 'poison') !== false ? 'WROTE ' : 'REFUSED ') . $f . \"\\n\";",
-        "    echo (@unlink($f) ? 'REMOVED ' : 'KEPT ') . $f . \"\\n\";",
-        '}',
+        ...tamperWithEntries('$links[0] . "/"', false),
         "echo (@unlink($links[0]) ? 'UNLINKED' : 'LINK-KEPT') . \"\\n\";",
         "echo (@rename($links[0], \"$view/moved\") ? 'MOVED' : 'LINK-STAYED') . \"\\n\";",
         "echo (@file_put_contents(\"$view/planted\", 'x') !== false ? 'PLANTED' : 'NOT-PLANTED') . \"\\n\";",
