@@ -20,7 +20,8 @@ import type { PhpunitRunner } from './runners';
  * Same results: the optimizer is off (`optimization_level=0`), so compiled code is what PHP compiles
  * without opcache, and coverage (pcov) sees the project's files compiled as before. A PHPUnit file
  * changed since the warm-up is compiled afresh (opcache checks each file's time); another PHP build
- * has another system id, another subfolder, and another key here.
+ * has another system id, another subfolder, and another key here. The PHP images run the same
+ * warm-up at build (docker/php/warm-opcache.sh; their view: image.ts IMAGE_OPCACHE_VIEW).
  */
 
 /** The view's folder in each command (under the executor's `commandViews`). */
@@ -44,11 +45,8 @@ const warming = new Map<string, Promise<WarmOpcache | null>>();
 /**
  * The warm cache of this PHP and runner under `cacheRoot`, built now if missing (once per process and
  * key; concurrent builders each build aside and the first rename wins). Null where PHP has no opcache
- * or the warm-up fails: runs then go without it, as before.
- */
-/**
- * `settings`: PHP's settings of the scored runs (toolchain.ts), part of the key: the script starts PHP
- * with the same ones (a unit test keeps them equal).
+ * or the warm-up fails: runs then go without it, as before. `settings`: PHP's settings of the scored
+ * runs (toolchain.ts), part of the key; the script starts PHP with the same (a unit test keeps them equal).
  */
 export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, settings: (root: string) => string[]): Promise<WarmOpcache | null> {
   const php = which('php');
