@@ -8,7 +8,7 @@ import { parseLcov } from '../../score/coverage/lcov';
 import { rustStatementLines, statementHits } from './statement-lines';
 import { parseLibtestOutput } from '../../score/reports/libtest';
 import { testTargetArgs, CARGO_METADATA_FILE } from './test-targets';
-import { cargoMetadataOf, prepareWarmTarget } from './warm-target';
+import { cargoMetadataOf, hostToolchain, pinnedToolchain, prepareWarmTarget } from './warm-target';
 
 function moduleName(ctx: RunContext): string {
   return `xrepotest_${ctx.id}`;
@@ -191,14 +191,19 @@ export const rustToolchain: Toolchain = {
     if (!Array.isArray(exes) || !exes.length || exes.some((e) => typeof e !== 'string')) return null;
     const out = ctx.sandbox.out;
     const objects = exes.map((e, i) => (i === 0 ? shellQuote(e) : `-object ${shellQuote(e)}`)).join(' ');
-    // llvm-profdata/llvm-cov must be the LLVM major version rustc was built with (toolchains.md).
+    // llvm-profdata/llvm-cov must be the LLVM major version rustc was built with (toolchains.md). Known
+    // on the host when nothing can change which rustc the phase runs (the host's toolchains, no
+    // rust-toolchain file in the copy, no RUSTUP_TOOLCHAIN): else asked in the phase, a rustc start
+    // (15–30 ms here) in every slot.
+    const llvm = ctx.hostToolchains && !process.env.RUSTUP_TOOLCHAIN && !pinnedToolchain(ctx) ? /^LLVM version: (\d+)/m.exec(hostToolchain())?.[1] : undefined;
     const script = [
       'set -e',
-      `V=$(rustc --version --verbose | sed -n 's/^LLVM version: \\([0-9]*\\).*/\\1/p')`,
+      llvm ? `V=${llvm}` : `V=$(rustc --version --verbose | sed -n 's/^LLVM version: \\([0-9]*\\).*/\\1/p')`,
       'PD=llvm-profdata-$V; command -v $PD >/dev/null || PD=llvm-profdata',
       'COV=llvm-cov-$V; command -v $COV >/dev/null || COV=llvm-cov',
       `$PD merge -sparse ${shellQuote(path.join(out, 'prof'))}/test-*.profraw -o ${shellQuote(path.join(out, 'merged.profdata'))}`,
-      `$COV export -format=lcov -instr-profile=${shellQuote(path.join(out, 'merged.profdata'))} ${objects} > ${shellQuote(path.join(out, 'coverage.lcov'))}`,
+      // The focal file's records only (what focalHits reads; the native run asks the same).
+      `$COV export -format=lcov -instr-profile=${shellQuote(path.join(out, 'merged.profdata'))} ${objects} ${shellQuote(runnerPath(ctx, ctx.sandbox.focalFile))} > ${shellQuote(path.join(out, 'coverage.lcov'))}`,
     ].join('\n');
     const file = path.join(xrt, 'coverage.sh');
     writeInSandbox(ctx, file, script + '\n');

@@ -56,7 +56,7 @@ function readCargoMetadata(ctx: RunContext): string | null {
 }
 
 /** The host toolchain as cargo would run it outside any project (no rust-toolchain.toml applies from /). */
-const hostToolchain = (): string => hostToolIdentity('rustc', ['-vV']);
+export const hostToolchain = (): string => hostToolIdentity('rustc', ['-vV']);
 
 /** The warm target's key (execute/warm-environment.ts): the pristine copy, the host toolchain and the flags. */
 export function warmTargetKey(ctx: RunContext, flags: string): string {
@@ -121,7 +121,7 @@ function repositoryHint(ctx: RunContext): string {
 }
 
 /** The toolchain a rust-toolchain(.toml) file of the copy names (at the package or above), if any. */
-function pinnedToolchain(ctx: RunContext): string | null {
+export function pinnedToolchain(ctx: RunContext): string | null {
   for (const lock of lockCandidates(ctx)) {
     const dir = path.posix.dirname(lock);
     for (const name of ['rust-toolchain.toml', 'rust-toolchain']) {
