@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -63,6 +64,7 @@ describe('hostile PHP tests and the shared compiled PHPUnit (local executor)', f
 
   before(function () {
     if (!hasTool('php') || !hasTool('phpunit', ['--version'])) skipBecause(this, 'php or phpunit is not installed');
+    if (!/Zend OPcache/.test(spawnSync('php', ['-m'], { encoding: 'utf8' }).stdout ?? '')) skipBecause(this, "this PHP has no opcache (Debian: php-opcache): no compiled PHPUnit, runs compile it each time");
     executor = new LocalExecutor({ cacheRoot: (cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-opcache-test-'))) });
     if (!executor.isolated) skipBecause(this, 'bubblewrap is not installed: no views, no shared PHPUnit cache');
   });
