@@ -43,12 +43,23 @@ export interface WarmOpcache {
 const warming = new Map<string, Promise<WarmOpcache | null>>();
 
 /**
- * The warm cache of this PHP and runner under `cacheRoot`, built now if missing (once per process and
- * key; concurrent builders each build aside and the first rename wins). Null where PHP has no opcache
+ * The warm cache of this PHP and runner under `cacheRoot`, built now if missing (once per process,
+ * runner and folder; concurrent builders each build aside and the first rename wins). Null where PHP has no opcache
  * or the warm-up fails: runs then go without it, as before. `settings`: PHP's settings of the scored
  * runs (toolchain.ts), part of the key; the script starts PHP with the same (a unit test keeps them equal).
  */
 export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, settings: (root: string) => string[]): Promise<WarmOpcache | null> {
+  // Probed once per process (PHP's binary, the runner, the script), like the host view: not every slot.
+  const id = JSON.stringify([cacheRoot, runner.bin, runner.version]);
+  let p = warming.get(id);
+  if (!p) {
+    p = warmedOrBuilt(runner, cacheRoot, settings);
+    warming.set(id, p);
+  }
+  return p;
+}
+
+function warmedOrBuilt(runner: PhpunitRunner, cacheRoot: string, settings: (root: string) => string[]): Promise<WarmOpcache | null> {
   const php = which('php');
   if (!php) return Promise.resolve(null);
   let key: string;
@@ -64,12 +75,7 @@ export function warmOpcache(runner: PhpunitRunner, cacheRoot: string, settings: 
     return Promise.resolve(null);
   }
   const dir = path.join(cacheRoot, `opcache-${key}`);
-  let p = warming.get(dir);
-  if (!p) {
-    p = ready(dir) ?? build(dir, runner).catch(() => null);
-    warming.set(dir, p);
-  }
-  return p;
+  return ready(dir) ?? build(dir, runner).catch(() => null);
 }
 
 function systemsIn(dir: string): string[] {

@@ -198,10 +198,31 @@ export const phpToolchain: Toolchain = {
     const vendor = vendorPhpunit(ctx);
     const local = !vendor && chosen && 'runner' in chosen ? chosen.runner : null;
     const phpunit = vendor ?? local?.bin ?? null;
+    const out = ctx.sandbox.out;
+    const boot = bootstrapFile(ctx);
+    const major = local ? local.major : imageMajors.get(ctx);
     // Our own configuration, not the project's: that one may list other suites, or a coverage filter
     // over folders holding files that do not parse (coverage then fails, and PHPUnit still exits 0).
     // PHPUnit 9 takes a file as --coverage-filter; 10 and later only folders, so there the filter is a
     // <source> element naming the focal file, in a configuration written once the bootstrap is known.
+    const config = path.join(out, 'phpunit.xml');
+    // The configuration PHPUnit 10+ needs, from here: three processes fewer in the test phase.
+    if (major !== undefined && major >= 10) writeInSandbox(ctx, config, phpunitConfig(boot, ctx.sandbox.focalFile));
+    // On the host's toolchains with the runner and its version known, the script has nothing left to
+    // decide (no $XRT_DEPS there): PHPUnit is started directly, one shell fewer in a phase of ~60 ms.
+    if (ctx.hostToolchains && local && phpunit === local.bin) {
+      const selection = local.major >= 10 ? ['--configuration', config] : ['--no-configuration', '--bootstrap', boot, '--coverage-filter', ctx.sandbox.focalFile];
+      const cache = opcacheViews.get(ctx);
+      const viewed = cache?.runner === phpunit ? cache : null;
+      const cmd = phase(
+        'test',
+        ctx,
+        ['php', ...phpSettings(root), ...(viewed ? opcacheSettings(viewed.dir) : []), phpunit, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), placement.testFile],
+        root,
+      );
+      if (viewed) cmd.view = { dir: viewed.dir, readOnly: viewed.warm.systems.map((s) => ({ source: path.join(viewed.warm.dir, s), dest: path.posix.join(viewed.dir, s) })) };
+      return cmd;
+    }
     // In a repository's environment image the dependencies live in $XRT_DEPS/vendor (docker/README.md):
     // Composer writes an autoloader there for this copy of the project, and its PHPUnit is used.
     const script = [
@@ -229,27 +250,6 @@ export const phpToolchain: Toolchain = {
       `exec php ${phpSettings('"$ROOT"').join(' ')} $O "$PHPUNIT" "$@" \\`,
       '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
     ].join('\n');
-    const out = ctx.sandbox.out;
-    const boot = bootstrapFile(ctx);
-    const major = local ? local.major : imageMajors.get(ctx);
-    const config = path.join(out, 'phpunit.xml');
-    // The configuration PHPUnit 10+ needs, from here: three processes fewer in the test phase.
-    if (major !== undefined && major >= 10) writeInSandbox(ctx, config, phpunitConfig(boot, ctx.sandbox.focalFile));
-    // On the host's toolchains with the runner and its version known, the script has nothing left to
-    // decide (no $XRT_DEPS there): PHPUnit is started directly, one shell fewer in a phase of ~60 ms.
-    if (ctx.hostToolchains && local && phpunit === local.bin) {
-      const selection = local.major >= 10 ? ['--configuration', config] : ['--no-configuration', '--bootstrap', boot, '--coverage-filter', ctx.sandbox.focalFile];
-      const cache = opcacheViews.get(ctx);
-      const viewed = cache?.runner === phpunit ? cache : null;
-      const cmd = phase(
-        'test',
-        ctx,
-        ['php', ...phpSettings(root), ...(viewed ? opcacheSettings(viewed.dir) : []), phpunit, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), placement.testFile],
-        root,
-      );
-      if (viewed) cmd.view = { dir: viewed.dir, readOnly: viewed.warm.systems.map((s) => ({ source: path.join(viewed.warm.dir, s), dest: path.posix.join(viewed.dir, s) })) };
-      return cmd;
-    }
     writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
     return phase(
       'test',
