@@ -28,6 +28,9 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   /** Flaky detection: each passing test runs k more times (0: none, the paper's setting). */
   reruns?: number;
   executor: 'docker' | 'local';
+  /** Seconds a build may print nothing (--compile-timeout), and take in all (--build-timeout). */
+  compileTimeout?: number;
+  buildTimeout?: number;
   runDir: string;
   concurrency: number;
   mutation?: boolean;
@@ -115,6 +118,10 @@ export async function runBenchCommand(opts: BenchCommandOptions, signal: AbortSi
       limit: opts.limit,
       runDir: opts.runDir,
       concurrency: opts.concurrency,
+      timeouts: {
+        ...(opts.compileTimeout ? { compileMs: opts.compileTimeout * 1000 } : {}),
+        ...(opts.buildTimeout ? { buildMs: opts.buildTimeout * 1000 } : {}),
+      },
       // Getters: the CLI checks --mode and --provider once the dataset is loaded, as it always has.
       get settings() {
         return {

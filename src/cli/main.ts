@@ -4,6 +4,7 @@ import { executorKindList, isExecutorKind } from '../engine/execute/create-execu
 import { forTerminal } from '../engine/util/terminal';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
+import { DEFAULT_TIMEOUTS } from '../engine/execute/toolchain';
 import { registerAnnotationsCommand } from './annotations-command';
 import { runDoctorRepo } from './doctor-command';
 import { runExtract } from './extract-command';
@@ -43,6 +44,10 @@ function interruptSignal(): AbortSignal {
   });
   return controller.signal;
 }
+
+/** A build (warm-up, compile) is limited by its progress and by its total time (execute/toolchain.ts). */
+const BUILD_SILENCE_HELP = 'seconds a build (the warm-up, a compile) may go without printing progress before it is stopped as stalled';
+const BUILD_TOTAL_HELP = 'seconds a build may take in all, however much it prints (what a stopped warm-up built is kept; the next run continues it)';
 
 export function buildProgram(): Command {
   const program = new Command('xrepotest')
@@ -88,7 +93,8 @@ export function buildProgram(): Command {
     .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
     .option('--image <name>', 'docker: run in this image instead of the language image')
     .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
-    .option('--compile-timeout <s>', 'seconds for the compile phase', positiveInt, 300)
+    .option('--compile-timeout <s>', BUILD_SILENCE_HELP, positiveInt, DEFAULT_TIMEOUTS.compileMs / 1000)
+    .option('--build-timeout <s>', BUILD_TOTAL_HELP, positiveInt, DEFAULT_TIMEOUTS.buildMs / 1000)
     .option('--test-timeout <s>', 'seconds for the test phase', positiveInt, 300)
     .option('--memory-mb <n>', 'memory limit per task', positiveInt, 2048)
     .option('--keep-sandboxes', 'keep each disposable copy (its path is in the result) for inspection')
@@ -153,6 +159,8 @@ export function buildProgram(): Command {
       .option('--executor <kind>', 'docker or local', 'docker')
       .option('--mutation', 'mutation score for passing tests (slower)')
       .option('--concurrency <n>', 'tasks at once', positiveInt, DEFAULT_CONCURRENCY)
+      .option('--compile-timeout <s>', BUILD_SILENCE_HELP, positiveInt, DEFAULT_TIMEOUTS.compileMs / 1000)
+      .option('--build-timeout <s>', BUILD_TOTAL_HELP, positiveInt, DEFAULT_TIMEOUTS.buildMs / 1000)
       .option('--queue <url>', 'run the tasks on workers (`xrepotest worker`) through this queue: redis://[user:password@]host:port[/db] or rediss://; this process writes the run folder')
       .option('--rate-limit <calls/period>', 'with --queue: at most this many model calls across all workers, e.g. 50/min, 2/s, 3/10s')
       .option('--sources <file>', 'with --queue: where workers fetch each repository, {"<folder>": {"url": "…", "commit": "<40 hex>"}} (else the manifest\'s or the task records\' url and commit)')

@@ -25,6 +25,7 @@ export interface RunCommandOptions {
   concurrency: number;
   keepSandboxes?: boolean;
   compileTimeout: number;
+  buildTimeout: number;
   testTimeout: number;
   memoryMb: number;
   progress: boolean;
@@ -75,7 +76,7 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
         checkout: repoDir,
         image: async () => image,
         keepSandbox: opts.keepSandboxes,
-        timeouts: { compileMs: opts.compileTimeout * 1000, testMs: opts.testTimeout * 1000 },
+        timeouts: { compileMs: opts.compileTimeout * 1000, buildMs: opts.buildTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
         reruns: opts.reruns ?? 0,
         ...(bases ? { regression: bases } : {}),

@@ -4,7 +4,7 @@
  * container engine only when the executor is docker.
  */
 import type { CheckEnvironmentResult } from '../shared/protocol';
-import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
+import type { EnvironmentVerdictResult, VerdictAction } from '../shared/scoring-protocol';
 
 export type StatusReport = Pick<CheckEnvironmentResult, 'languages' | 'engine' | 'executor' | 'workspaceLanguages'>;
 
@@ -47,9 +47,19 @@ export function statusOf(r: StatusReport): StatusView {
   return { text: `${blocked.length ? '$(warning)' : '$(beaker)'} ${text}`, tooltip: lines.join('\n'), blocked };
 }
 
-/** The buttons a "How to fix" message offers, in order: copy the command, open the setting, the full check. */
+/**
+ * The buttons a "How to fix" message offers, in order: the verdict's own actions (try again, open the
+ * setting, run the project's command in a terminal, check this project), else copy the command, open
+ * the setting, the full check. Never a command-line flag (the server rewrote those, verdict-actions.ts).
+ */
 export function fixActions(v: EnvironmentVerdictResult): string[] {
+  if (v.actions?.length) return [...new Set([...v.actions.map((a) => a.title), ...(v.command && !v.actions.some((a) => a.kind === 'terminal') ? ['Copy command'] : [])])];
   return [...(v.command ? ['Copy command'] : []), ...(v.setting ? ['Open settings'] : []), 'Check the environment'];
+}
+
+/** The action behind a button's title, if the verdict has one. */
+export function actionNamed(v: EnvironmentVerdictResult, title: string | undefined): VerdictAction | undefined {
+  return title ? v.actions?.find((a) => a.title === title) : undefined;
 }
 
 /** The "How to fix" section: the verdict in words, for the environment output. */
@@ -59,5 +69,6 @@ export function fixSection(v: EnvironmentVerdictResult, functionName?: string): 
     `How to fix: ${v.fix}`,
     ...(v.command ? [`Command: ${v.command}`] : []),
     ...(v.setting ? [`Setting: ${v.setting}`] : []),
+    ...(v.actions?.length ? [`Actions: ${v.actions.map((a) => a.title).join(' · ')}`] : []),
   ].join('\n');
 }

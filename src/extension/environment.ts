@@ -1,9 +1,15 @@
 import * as vscode from 'vscode';
-import { CHECK_ENVIRONMENT, type CheckEnvironmentResult } from '../shared/protocol';
-import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
+import { CHECK_ENVIRONMENT, CHECK_PROJECT, type CheckEnvironmentResult, type CheckProjectResult } from '../shared/protocol';
+import type { EnvironmentVerdictResult, VerdictAction } from '../shared/scoring-protocol';
 import type { Engine } from './engine';
 import { EngineNotRunningError } from './engine-start';
-import { fixActions, fixSection, statusOf } from './environment-model';
+import { actionNamed, fixActions, fixSection, statusOf } from './environment-model';
+
+/** Where a scored function is: "Try again" scores it again. */
+interface ScoredAt {
+  uri: string;
+  startLine: number;
+}
 import { onDidScoreFunction } from './scoring';
 
 /** What "Check the environment" returns when the engine server is not running: why, and what to do. */
@@ -61,7 +67,9 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   const recheck = (): void => void check().catch((e: Error) => log.error(`environment check failed: ${e.message}`));
   recheck();
 
-  const act = async (picked: string | undefined, v?: EnvironmentVerdictResult, text?: string): Promise<void> => {
+  const act = async (picked: string | undefined, v?: EnvironmentVerdictResult, text?: string, at?: ScoredAt): Promise<void> => {
+    const action = v && actionNamed(v, picked);
+    if (action) return runAction(action, at);
     if (picked === 'Copy command' && v?.command) await vscode.env.clipboard.writeText(v.command);
     else if (picked === 'Copy' && text) await vscode.env.clipboard.writeText(text);
     else if (picked === 'Open settings') await vscode.commands.executeCommand('workbench.action.openSettings', v?.setting ?? 'xrepotest.executor');
@@ -89,15 +97,65 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
       return report;
     }),
     // The lens's action on an environment verdict: the cause, the fix, and a button for it.
-    vscode.commands.registerCommand('xrepotest.howToFixEnvironment', async (v?: EnvironmentVerdictResult, functionName?: string) => {
+    vscode.commands.registerCommand('xrepotest.checkProject', (folder?: string) => checkProject(folder)),
+    vscode.commands.registerCommand('xrepotest.howToFixEnvironment', async (v?: EnvironmentVerdictResult, functionName?: string, at?: ScoredAt) => {
       // From a Testing message's button the argument is the message, not a verdict: the full check says what is missing.
       if (!v || typeof v.cause !== 'string') return vscode.commands.executeCommand('xrepotest.checkEnvironment');
       fixNote = fixSection(v, functionName);
       writeOutput();
       output.show(true);
-      void vscode.window.showWarningMessage(`XRepoTest can't run this test here: ${v.cause}. How to fix: ${v.fix}.`, ...fixActions(v)).then((picked) => act(picked, v));
+      void vscode.window.showWarningMessage(`XRepoTest can't run this test here: ${v.cause}. How to fix: ${v.fix}.`, ...fixActions(v)).then((picked) => act(picked, v, undefined, at));
       return fixNote;
     }),
   );
+  /** An environment verdict's action, as the editor does it. */
+  async function runAction(action: VerdictAction, at?: ScoredAt): Promise<void> {
+    switch (action.kind) {
+      case 'retry':
+        // The build that was cut short continues (its work was kept), before any model is asked again.
+        if (at) await vscode.commands.executeCommand('xrepotest.generateScoredTests', at.uri, at.startLine);
+        return;
+      case 'setting':
+        await vscode.commands.executeCommand('workbench.action.openSettings', action.setting);
+        return;
+      case 'terminal': {
+        const terminal = vscode.window.createTerminal({ name: 'XRepoTest: fix', cwd: action.cwd });
+        terminal.show();
+        terminal.sendText(action.command, true);
+        return;
+      }
+      case 'check-project':
+        await vscode.commands.executeCommand('xrepotest.checkProject', action.folder);
+        return;
+      case 'check-environment':
+        await vscode.commands.executeCommand('xrepotest.checkEnvironment');
+    }
+  }
+
+  /** "Check this project": does the folder's own code build here, untouched; the answer in the environment output. */
+  async function checkProject(folder?: string): Promise<CheckProjectResult | undefined> {
+    const folders = vscode.workspace.workspaceFolders ?? [];
+    const chosen =
+      folder ??
+      (folders.length === 1
+        ? folders[0].uri.fsPath
+        : (await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Which folder should XRepoTest check (does it build here)?' }))?.uri.fsPath);
+    if (!chosen) return undefined;
+    if (!vscode.workspace.isTrusted) {
+      void vscode.window.showWarningMessage('XRepoTest: checking a project builds its code; trust this workspace first.');
+      return undefined;
+    }
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `XRepoTest: checking ${chosen}`, cancellable: true },
+      (_p, token) => request(CHECK_PROJECT, { folder: chosen, executor: vscode.workspace.getConfiguration('xrepotest').get<string>('executor', 'local') }, token),
+    );
+    fixNote = [`XRepoTest: Check this project (${new Date().toLocaleString()})`, '', result.text, ...result.problems.map((pr) => `\n${pr.cause}\nHow to fix: ${pr.fix}`)].join('\n');
+    writeOutput();
+    output.show(true);
+    const say = result.problems.length ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+    void say(result.problems.length ? `XRepoTest: ${result.problems[0].cause}. The "XRepoTest: Environment" output says how to fix it.` : `XRepoTest: ${chosen} builds here.`);
+    return result;
+  }
+
   return { status: () => ({ text: status.text, tooltip: typeof status.tooltip === 'string' ? status.tooltip : (status.tooltip?.value ?? '') }), outputText: () => [lastCheck, fixNote].filter(Boolean).join('\n\n') };
 }

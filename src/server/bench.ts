@@ -13,17 +13,18 @@ import { paramsFor, promptFor, providerFor } from './generation';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 import { wireSummary } from './wire-mapping';
+import { editorTimeouts } from './limits';
 
 /** How often the notification's elapsed times and estimate move while no task changes phase. */
 export const BENCH_ACTIVITY_INTERVAL_MS = 2000;
 
-/** The limit the run puts on a phase (the evaluation's timeouts); none on generation or mutation. */
+/**
+ * The limit the run puts on a phase (the evaluation's timeouts); none on generation or mutation, and
+ * none shown for a build, which is limited by its progress (the time since it last printed), not by a
+ * clock a user could read against.
+ */
 function phaseLimitMs(phase: BenchPhase, testMs: number): number | null {
   switch (phase) {
-    case 'warm-up':
-    case 'compile':
-    case 'compile-retry':
-      return DEFAULT_TIMEOUTS.compileMs;
     case 'test':
       return testMs;
     case 'coverage':
@@ -147,7 +148,7 @@ export function registerBench(state: ServerState): void {
           executor: settings.executor,
           mutation: false,
         },
-        timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+        timeouts: editorTimeouts(settings),
       };
       const outcome = await runBenchmark(
         plan,

@@ -14,7 +14,7 @@ import { detectedMutants } from '../engine/mutate/counts';
 import type { MutationResult, ResultMutation } from '../engine/mutate/run';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { refusalOf } from '../engine/extract/targeting';
-import { verdictOfProblem, type EnvironmentVerdict } from '../engine/environment';
+import type { EnvironmentVerdict } from '../engine/environment';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import { hasAssertions } from '../engine/score/assertions';
 import type { TaskRecord } from '../engine/tasks/record';
@@ -24,6 +24,8 @@ import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctio
 import { lineOfTest, locateInTest, tailOf, workspacePathOf } from './candidate-mapping';
 import { busyMessage, phaseText, runnerPhase, scoringsInFlight, type InFlightScoring, type ScoringPhase } from './scoring-progress';
 import type { ServerState } from './state';
+import { editorVerdict } from './verdict-actions';
+import { editorTimeouts } from './limits';
 
 /** Enough of each phase's log to find the error; the whole log can be megabytes. */
 const PHASE_LOG_CHARS = 20_000;
@@ -147,7 +149,7 @@ export function editorEvaluation(focal: Focal, executor: Executor, settings: Eng
       executor,
       repoDir: focal.root,
       signal: p.signal,
-      timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+      timeouts: editorTimeouts(settings),
       limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
       ...(onPhase ? { onPhase } : {}),
     });
@@ -332,7 +334,7 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     testCode,
     provider: by.provider,
     // The harness or the machine failed before the test ran: a verdict with its fix, and nothing measured.
-    ...(e.environment ? { invoked: false, environment: verdictOfProblem({ cause: e.environment.cause, reason: map(e.environment.reason) }, focal.adapter.id, e.executor.kind) } : {}),
+    ...(e.environment ? { invoked: false, environment: editorVerdict({ ...e.environment, reason: map(e.environment.reason) }, focal.adapter.id, e.executor.kind, focal.root) } : {}),
     smoke: by.provider === 'baseline' || !hasAssertions(focal.adapter.assertions, testCode),
   };
   return {

@@ -1,7 +1,12 @@
+import * as path from 'node:path';
 import { URI } from 'vscode-uri';
-import { checkEnvironment, formatEnvironment, noEngineVerdict, verdictOfProblem, type EnvironmentVerdict, type ExecutorKindName } from '../engine/environment';
-import { CHECK_ENVIRONMENT, type CheckEnvironmentResult, type EngineSettings } from '../shared/protocol';
-import type { Focal } from './candidates';
+import { prepareEnvironment } from '../engine/execute/prepare-environment';
+import { checkEnvironment, formatEnvironment, noEngineVerdict, type EnvironmentVerdict, type ExecutorKindName } from '../engine/environment';
+import { checkRepository, formatRepositoryCheck } from '../engine/doctor-repo';
+import { CHECK_ENVIRONMENT, CHECK_PROJECT, type CheckEnvironmentResult, type CheckProjectResult, type EngineSettings } from '../shared/protocol';
+import { reportRunnerPhase, type Focal, type Progress } from './candidates';
+import { editorTimeouts } from './limits';
+import { editorVerdict } from './verdict-actions';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 import { wireEnvironment } from './wire-mapping';
@@ -21,6 +26,27 @@ export function registerEnvironment(state: ServerState): void {
     const text = formatEnvironment(report, { executor, ...(state.workspaceFolders.length ? { languages } : {}) });
     return { ...wireEnvironment(report), text, executor, workspaceLanguages: languages };
   });
+
+  // "Check this project": the command line's `doctor --repo`, for a workspace folder only.
+  onClientRequest(state.connection, CHECK_PROJECT, async (params, token): Promise<CheckProjectResult> => {
+    const folders = state.workspaceFolders.map((f) => path.resolve(URI.parse(f).fsPath));
+    const folder = path.resolve(params.folder);
+    if (!folders.includes(folder)) throw new Error(`${params.folder} is not a folder of this workspace: open it as one, then check it`);
+    const kind = executorKind(params.executor ?? state.settings.executor);
+    const executor = await state.executor(kind);
+    // The extension shows the progress and its Cancel (the request's token).
+    const controller = new AbortController();
+    token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
+    {
+      const check = await checkRepository(folder, { executor, signal: controller.signal });
+      const problems = [
+        ...check.languages.flatMap((l) => l.problems.map((pr) => editorVerdict(pr, l.language, kind, folder))),
+        // Problems of no language (no manifest at the root): said as they are.
+        ...check.problems.filter((pr) => !check.languages.some((l) => l.problems.includes(pr))).map((pr) => ({ cause: pr.reason.split('; ')[0], fix: pr.reason.split('; ').slice(1).join('; ') })),
+      ];
+      return { text: formatRepositoryCheck(check), problems: problems.map((v) => ({ cause: v.cause, fix: v.fix })) };
+    }
+  });
 }
 
 /**
@@ -28,7 +54,7 @@ export function registerEnvironment(state: ServerState): void {
  * language at all (local: its toolchain on PATH; docker: an engine that answers and an image). A
  * verdict means the scoring is refused up front, so a machine's gap is never scored as the test's failure.
  */
-export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 'adapter'>, settings: Pick<EngineSettings, 'executor'>): Promise<EnvironmentVerdict | null> {
+export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 'adapter' | 'root'>, settings: Pick<EngineSettings, 'executor'>): Promise<EnvironmentVerdict | null> {
   const kind = executorKind(settings.executor);
   let executor;
   try {
@@ -38,5 +64,41 @@ export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 
     return noEngineVerdict();
   }
   const missing = await executor.unavailable?.(focal.adapter.id);
-  return missing ? verdictOfProblem({ cause: 'toolchain-missing', reason: missing }, focal.adapter.id, kind) : null;
+  return missing ? editorVerdict({ cause: 'toolchain-missing', reason: missing }, focal.adapter.id, kind, focal.root) : null;
+}
+
+/** Packages whose environment was ready in this server's life, per executor: checked once, not before every scoring. */
+const readyPackages = new Set<string>();
+
+/**
+ * Before the model is asked (issue 30): the first scoring of a package prepares its environment
+ * without a test (prepare-environment.ts: the toolchain, the project's own constraints, the first
+ * build, kept per key), with the build's progress on the lens. A project that cannot run here is its
+ * verdict now, with no model call paid for; later scorings of the package go straight to the model.
+ */
+export async function environmentBeforeModel(state: ServerState, focal: Focal, settings: EngineSettings, p: Progress): Promise<EnvironmentVerdict | null> {
+  const key = `${executorKind(settings.executor)}\0${focal.root}\0${focal.adapter.id}\0${path.dirname(focal.relPath)}`;
+  if (readyPackages.has(key)) return null;
+  const executor = await state.executor(settings.executor);
+  let shown = 0;
+  const prepared = await prepareEnvironment(focal.task, focal.adapter.id, {
+    executor,
+    repoDir: focal.root,
+    signal: p.signal,
+    timeouts: editorTimeouts(settings),
+    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+    onPhase: (phase) => reportRunnerPhase(p, 5, phase),
+    onProgress: (b) => {
+      // The lens is redrawn at most once a second however fast a build prints.
+      if (Date.now() - shown < 1000) return;
+      shown = Date.now();
+      p.report(5, '', { kind: 'building', built: b.built, unit: b.unit });
+    },
+  });
+  p.signal.throwIfAborted();
+  if (prepared.ready) {
+    readyPackages.add(key);
+    return null;
+  }
+  return editorVerdict(prepared.problem, focal.adapter.id, executor.kind, focal.root);
 }

@@ -17,8 +17,11 @@ export type ScoringPhase =
   | { kind: 'generating' }
   | { kind: 'reading-failure' }
   | { kind: 'repairing' }
-  /** The untouched package's build (the runner's warm-up); `firstRun` when its build cache is cold. */
-  | { kind: 'building'; firstRun?: boolean }
+  /**
+   * The untouched package's build (the runner's warm-up); `firstRun` when its build cache is cold;
+   * `built` units (`unit`: crates, packages) so far, as the build's own output names them.
+   */
+  | { kind: 'building'; firstRun?: boolean; built?: number; unit?: string | null }
   | { kind: 'compiling' }
   | { kind: 'testing' }
   | { kind: 'coverage' }
@@ -39,8 +42,11 @@ export function phaseText(phase: ScoringPhase): string {
       return 'Reading the failed run…';
     case 'repairing':
       return 'Asking the model for a repair…';
-    case 'building':
-      return phase.firstRun ? 'Building (first run for this package: about a minute)…' : 'Building the package…';
+    case 'building': {
+      // No time estimate: none is stood behind until this machine has measured this project's build.
+      const count = phase.built && phase.unit ? `: ${phase.built} ${phase.built === 1 ? phase.unit.replace(/s$/, '') : phase.unit} compiled` : '';
+      return phase.firstRun ? `Building (first run for this package, kept for later runs)${count}…` : `Building the package${count}…`;
+    }
     case 'compiling':
       return 'Compiling the test…';
     case 'testing':
@@ -133,7 +139,7 @@ export class ScoringsInFlight {
    */
   setPhase(s: InFlightScoring, phase: ScoringPhase): boolean {
     let next = phase;
-    if (phase.kind === 'building') next = { kind: 'building', firstRun: phase.firstRun ?? !this.built.has(s.buildKey) };
+    if (phase.kind === 'building') next = { ...phase, firstRun: phase.firstRun ?? !this.built.has(s.buildKey) };
     else if (s.phase.kind === 'building') this.built.add(s.buildKey);
     const changed = phaseText(next) !== phaseText(s.phase);
     s.phase = next;

@@ -20,12 +20,13 @@ import type { Executor } from '../engine/execute/types';
 import { runTaskStep } from '../engine/task/run-task-step';
 import type { LoadedTask } from '../engine/tasks/load';
 import type { Credentials, EngineSettings } from '../shared/protocol';
-import { environmentRefusal } from './environment';
+import { environmentBeforeModel, environmentRefusal } from './environment';
 import { environmentResultOf, focalOf, remember, rememberMutation, reportRunnerPhase, resultOf, scoreTooltip, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
 import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
+import { editorTimeouts } from './limits';
 
 /** Scores of this session, per document and focal function start line, for the code lenses. */
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
@@ -84,6 +85,13 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
     showScoreOnLens(state, result);
     return result;
   }
+  // What can be checked and built without a test is, before a model is paid for a test that could not run.
+  const notReady = await environmentBeforeModel(state, focal, settings, p);
+  if (notReady) {
+    const result = environmentResultOf(focal, { provider: provider.id, model: params.model, sample: slot.sample, round: repair ? slot.round + 1 : 0 }, notReady);
+    showScoreOnLens(state, result);
+    return result;
+  }
   const executor = await state.executor(settings.executor);
   const task: LoadedTask = { task: focal.task, language: focal.adapter.id, file: path.join(focal.root, focal.relPath), line: 0 };
   let mutation: MutationResult | undefined;
@@ -101,7 +109,7 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
       evaluation: {
         executor,
         checkout: focal.root,
-        timeouts: { testMs: settings.testTimeoutSeconds * 1000 },
+        timeouts: editorTimeouts(settings),
         limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
         onPhase: (phase) => reportRunnerPhase(p, 60, phase),
         reruns: settings.reruns,
@@ -190,7 +198,7 @@ export function registerScoring(state: ServerState): void {
       if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       // More tests for what it misses (issue 17): only from a pass, and only while lines are left to run or mutants to catch.
       if (score?.passed && wantsMore(score)) lenses.push({ range, command: { title: 'Improve', command: 'xrepotest.improve', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
-      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName] } });
+      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName, { uri: doc.uri, startLine: f.startLine }] } });
       return lenses;
     });
   });

@@ -34,8 +34,12 @@ export interface EngineSettings {
   lspSource: (typeof LSP_SOURCES)[number];
   executor: (typeof EXECUTOR_KINDS)[number];
   testTimeoutSeconds: number;
+  /** A build (the project's first build, a test's compile) is stopped when it prints nothing for this long. */
+  buildSilenceSeconds: number;
+  /** The most a build may take however much it prints; what a stopped first build built is kept. */
+  buildMinutes: number;
   memoryMb: number;
-  /** Mutation testing of a passing test from the editor (its score joins the lens as `MS k/n`). */
+  /** Mutation testing of a passing test with every scoring (off: "Check with mutants" on the lens runs it for one test). */
   mutation: boolean;
   /** Flaky detection: a passing test runs this many more times, each in a fresh sandbox (0: none). */
   reruns: number;
@@ -72,8 +76,10 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   lspSource: 'auto',
   executor: 'local',
   testTimeoutSeconds: 300,
+  buildSilenceSeconds: 300,
+  buildMinutes: 60,
   memoryMb: 2048,
-  mutation: true,
+  mutation: false,
   reruns: 2,
   improveRounds: 2,
   requestTimeoutSeconds: 300,
@@ -103,7 +109,7 @@ export interface WithSettings {
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
 export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
   type: 'object',
-  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'memoryMb', 'mutation', 'reruns', 'improveRounds', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'buildSilenceSeconds', 'buildMinutes', 'memoryMb', 'mutation', 'reruns', 'improveRounds', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
   properties: {
     minLines: int,
     maxLines: int,
@@ -115,6 +121,8 @@ export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
     lspSource: literal(LSP_SOURCES),
     executor: literal(EXECUTOR_KINDS),
     testTimeoutSeconds: num,
+    buildSilenceSeconds: num,
+    buildMinutes: num,
     memoryMb: num,
     mutation: bool,
     reruns: int,
@@ -147,6 +155,27 @@ export const CHECK_ENVIRONMENT = new ClientRequest<CheckEnvironmentParams, Check
   type: 'object',
   required: [],
   properties: { executor: optional(str) },
+});
+
+/**
+ * "Check this project" (`xrepotest doctor --repo` in the editor): whether a workspace folder's own code
+ * builds here with the executor, untouched, and what is missing. Long: sent with a work-done token.
+ */
+export interface CheckProjectParams {
+  /** A workspace folder (absolute path); anything else is refused. */
+  folder: string;
+  executor?: string;
+}
+export interface CheckProjectResult {
+  /** The check as the command line prints it. */
+  text: string;
+  /** Each problem's cause and fix, in the editor's words. */
+  problems: Array<{ cause: string; fix: string }>;
+}
+export const CHECK_PROJECT = new ClientRequest<CheckProjectParams, CheckProjectResult>('xrepotest/checkProject', {
+  type: 'object',
+  required: ['folder'],
+  properties: { folder: str, executor: optional(str) },
 });
 
 /** The client's settings changed (the filters change which functions get lenses). */

@@ -90,7 +90,22 @@ export interface EnvironmentVerdictResult {
   command?: string;
   /** The setting that changes it (`xrepotest.executor`). */
   setting?: string;
+  /** The fixes as the editor's own actions, in the order "How to fix" offers them (never a command-line flag). */
+  actions?: VerdictAction[];
 }
+
+/** One way out of an environment verdict, as an editor action (a button of "How to fix"). */
+export type VerdictAction =
+  /** Score the function again: a build cut short was kept and this try continues it. */
+  | { kind: 'retry'; title: string }
+  /** Open a setting (the executor, a build limit). */
+  | { kind: 'setting'; title: string; setting: string }
+  /** The project's own command (an install, a build) in a terminal, in `cwd`. */
+  | { kind: 'terminal'; title: string; command: string; cwd: string }
+  /** "Check this project": does the workspace folder build here, what is missing. */
+  | { kind: 'check-project'; title: string; folder: string }
+  /** "Check the environment": toolchains, engine, images. */
+  | { kind: 'check-environment'; title: string };
 
 export interface FocalLine {
   line: number;

@@ -9,8 +9,11 @@ describe('Scoring progress at the function (server side)', () => {
   it('says every phase in plain words, the first build of a package with how long it takes', () => {
     assert.equal(phaseText({ kind: 'generating' }), 'Generating…');
     assert.equal(phaseText({ kind: 'context', mode: 'lsp' }), 'Gathering lsp context…');
-    assert.equal(phaseText({ kind: 'building', firstRun: true }), 'Building (first run for this package: about a minute)…');
+    assert.equal(phaseText({ kind: 'building', firstRun: true }), 'Building (first run for this package, kept for later runs)…');
     assert.equal(phaseText({ kind: 'building', firstRun: false }), 'Building the package…');
+    // What the build's own output counted, never a time nobody measured.
+    assert.equal(phaseText({ kind: 'building', firstRun: true, built: 37, unit: 'crates' }), 'Building (first run for this package, kept for later runs): 37 crates compiled…');
+    assert.equal(phaseText({ kind: 'building', firstRun: false, built: 1, unit: 'packages' }), 'Building the package: 1 package compiled…');
     assert.equal(phaseText({ kind: 'testing' }), 'Running the test…');
     assert.equal(phaseText({ kind: 'mutation', done: 3, total: 12 }), 'Mutation testing 3/12…');
     assert.equal(phaseText({ kind: 'mutation', done: 0, total: 0 }), 'Mutation testing…');
@@ -67,7 +70,7 @@ describe('Scoring progress at the function (server side)', () => {
     const b = inFlight.begin(scoring());
     assert.ok('started' in b);
     inFlight.setPhase(b.started, { kind: 'building' });
-    assert.equal(phaseText(b.started.phase), 'Building (first run for this package: about a minute)…');
+    assert.equal(phaseText(b.started.phase), 'Building (first run for this package, kept for later runs)…');
     inFlight.setPhase(b.started, { kind: 'compiling' });
     assert.equal(inFlight.hasBuilt('/w#go'), true);
     inFlight.end(b.started);
@@ -79,7 +82,7 @@ describe('Scoring progress at the function (server side)', () => {
     const d = inFlight.begin(scoring({ startLine: 30, buildKey: '/w#ruby' }));
     assert.ok('started' in d);
     inFlight.setPhase(d.started, { kind: 'building' });
-    assert.equal(phaseText(d.started.phase), 'Building (first run for this package: about a minute)…');
+    assert.equal(phaseText(d.started.phase), 'Building (first run for this package, kept for later runs)…');
   });
 
   it('says whether the lens text changed, so the lenses are refreshed only when it did', () => {

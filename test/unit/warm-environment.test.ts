@@ -87,4 +87,65 @@ describe('warm environment keys', () => {
     assert.equal(fs.existsSync(path.join(dir, 'b'.repeat(24))), false, 'a failed entry is not kept on disk');
     forgetWarmOutcomes();
   });
+
+  it('keeps what an unfinished warm-up built: the next try, in this process or another, continues it instead of starting again', async () => {
+    forgetWarmOutcomes();
+    const key = 'c'.repeat(24);
+    const seen: Array<{ resumed: boolean; files: string[] }> = [];
+    // A build that gets one step further each try; the first two are cut short by a limit.
+    const spec = {
+      root: dir,
+      key,
+      content: 'target',
+      family: familyOf('t'),
+      prime: false,
+      build: async (content: string, resumed: boolean) => {
+        const files = fs.readdirSync(content).sort();
+        seen.push({ resumed, files });
+        fs.writeFileSync(path.join(content, `step${files.length + 1}`), 'built');
+        if (files.length < 2) return { ok: false as const, problem: { cause: 'build-unfinished', reason: 'cut short' }, unfinished: true };
+        return { ok: true as const, meta: null };
+      },
+    };
+    const first = await warmEntry(spec);
+    assert.ok(!first.ok && first.problem.cause === 'build-unfinished');
+    assert.ok(fs.existsSync(path.join(dir, key, 'target', 'step1')), 'what it built is kept on disk');
+    assert.ok(!fs.existsSync(path.join(dir, key, 'ready.json')), 'but it is not a ready entry');
+    // Not remembered as the key's verdict: the same process tries again, from what was built.
+    const second = await warmEntry(spec);
+    assert.ok(!second.ok);
+    forgetWarmOutcomes(); // another process
+    const third = await warmEntry(spec);
+    assert.ok(third.ok && third.built);
+    assert.deepEqual(seen, [
+      { resumed: false, files: [] },
+      { resumed: true, files: ['step1'] },
+      { resumed: true, files: ['step1', 'step2'] },
+    ]);
+    assert.ok(!fs.existsSync(path.join(dir, key, 'partial.json')), 'a finished entry is no longer partial');
+    forgetWarmOutcomes();
+  });
+
+  it('starts from nothing after a warm-up the project refused (only an unfinished one is continued)', async () => {
+    forgetWarmOutcomes();
+    const key = 'd'.repeat(24);
+    const seen: string[][] = [];
+    const spec = (ok: boolean) => ({
+      root: dir,
+      key,
+      content: 'target',
+      family: familyOf('t'),
+      prime: false,
+      build: async (content: string) => {
+        seen.push(fs.readdirSync(content));
+        fs.writeFileSync(path.join(content, 'half'), 'x');
+        return ok ? { ok: true as const, meta: null } : { ok: false as const, problem: { cause: 'project-does-not-build', reason: 'no' } };
+      },
+    });
+    assert.ok(!(await warmEntry(spec(false))).ok);
+    forgetWarmOutcomes();
+    assert.ok((await warmEntry(spec(true))).ok);
+    assert.deepEqual(seen, [[], []]);
+    forgetWarmOutcomes();
+  });
 });

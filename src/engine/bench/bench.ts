@@ -55,7 +55,7 @@ export interface BenchHooks {
   onProgress?(p: BenchProgress): void;
   /** What a task is doing now (null: it is done), with the run's counts: progress that names the running task. */
   onTaskPhase?(task: BenchTask, phase: BenchPhase | null, progress: BenchProgress): void;
-  timeouts?: { compileMs?: number; testMs?: number };
+  timeouts?: { compileMs?: number; buildMs?: number; testMs?: number };
 }
 
 /**

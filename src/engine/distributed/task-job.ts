@@ -64,7 +64,7 @@ export interface JobExperiment {
   improveRounds?: number;
   /** Flaky detection: reruns of a passing test (`bench --reruns`); absent: none. */
   reruns?: number;
-  timeouts?: { compileMs?: number; testMs?: number };
+  timeouts?: { compileMs?: number; buildMs?: number; testMs?: number };
   /** Model calls per period across all workers (`--rate-limit`): calls then go through the provider's queue. */
   rateLimit?: { max: number; durationMs: number };
 }

@@ -769,18 +769,18 @@ export class DockerSession implements Session {
     });
     const stream = await exec.start({ hijack: true, stdin: false, Detach: false, Tty: false });
     const output = new CappedOutput(this.spec.limits.outputBytes);
-    const { killedBy } = await this.supervise(cmd, signal, slot.drain(stream, output), () => (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.());
+    const { killedBy } = await this.supervise(cmd, signal, slot.drain(stream, output), () => (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.(), output);
     const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
-    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
+    if (killedBy) return { ...base, ...killedResult(killedBy) };
     return this.ended(cmd, base, await exitCodeOf(exec), openAfter);
   }
 
   /** The phase through the container's runner: the same command, deadlines and kills as an exec. */
   private async runViaRunner(cmd: PhaseCommand, rc: RunnerCommand, openAfter: readonly string[] | null, started: number, signal?: AbortSignal): Promise<PhaseResult> {
     const output = new CappedOutput(this.spec.limits.outputBytes);
-    const { value, killedBy } = await this.supervise(cmd, signal, this.slot.viaRunner(rc, output));
+    const { value, killedBy } = await this.supervise(cmd, signal, this.slot.viaRunner(rc, output), undefined, output);
     const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
-    if (killedBy) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: killedBy === 'timeout' };
+    if (killedBy) return { ...base, ...killedResult(killedBy) };
     // The runner went away before answering (a root phase stopped it): the container was killed for it.
     if (value.code === null) return { ...base, exitCode: null, signal: 'SIGKILL', timedOut: false, output: `${base.output}\n[xrepotest: ${this.slot.deadReason}]\n` };
     return this.ended(cmd, base, value.code, openAfter);
@@ -791,15 +791,24 @@ export class DockerSession implements Session {
    * in-container timeout should have ended everything) or on cancellation; `afterKill` then lets go of
    * what still waits on the container. Answers only once a removal it started is over.
    */
-  private async supervise<T>(cmd: PhaseCommand, signal: AbortSignal | undefined, ending: Promise<T>, afterKill?: () => void): Promise<{ value: T; killedBy?: 'timeout' | 'abort' }> {
-    let killedBy: 'timeout' | 'abort' | undefined;
+  private async supervise<T>(cmd: PhaseCommand, signal: AbortSignal | undefined, ending: Promise<T>, afterKill?: () => void, output?: CappedOutput): Promise<{ value: T; killedBy?: KilledBy }> {
+    let killedBy: KilledBy | undefined;
     let killing: Promise<void> | undefined;
-    const kill = (why: 'timeout' | 'abort'): void => {
+    const kill = (why: KilledBy): void => {
       if (killedBy) return;
       killedBy = why;
-      killing = this.slot.kill(why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : 'the run was cancelled').then(afterKill);
+      const words = why === 'timeout' ? `a command outlived its ${cmd.timeoutMs} ms timeout` : why === 'silence' ? `a build printed nothing for ${cmd.silenceMs} ms` : 'the run was cancelled';
+      killing = this.slot.kill(words).then(afterKill);
     };
     const backstop = setTimeout(() => kill('timeout'), cmd.timeoutMs + KILL_AFTER_S * 1000 + this.backstopGraceMs);
+    // A build's progress limit, on the host (the in-container timeout knows only wall time): restarted by every chunk.
+    const silence = cmd.silenceMs && output ? setTimeout(() => kill('silence'), cmd.silenceMs) : null;
+    if (output && (silence || cmd.onOutput)) {
+      output.onChunk = (b) => {
+        silence?.refresh();
+        cmd.onOutput?.(b.toString('utf8'));
+      };
+    }
     const onAbort = (): void => kill('abort');
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -809,6 +818,7 @@ export class DockerSession implements Session {
       return { value, killedBy };
     } finally {
       clearTimeout(backstop);
+      if (silence) clearTimeout(silence);
       signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -832,6 +842,14 @@ export class DockerSession implements Session {
     this.closed = true;
     await this.onClose();
   }
+}
+
+/** Why the host ended a command: its wall time, its silence (a build's progress limit), or cancellation. */
+type KilledBy = 'timeout' | 'silence' | 'abort';
+
+/** A command the host killed, as a phase result. */
+function killedResult(by: KilledBy): Pick<PhaseResult, 'exitCode' | 'signal' | 'timedOut' | 'stalled'> {
+  return { exitCode: null, signal: 'SIGKILL', timedOut: by !== 'abort', ...(by === 'silence' ? { stalled: true } : {}) };
 }
 
 /** The exit code once the engine has it: the stream can end a moment before the exec is marked done. */

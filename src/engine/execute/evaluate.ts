@@ -34,6 +34,13 @@ export interface EvaluateOptions {
   onPhase?: (phase: string) => void;
   /** Known before the run (docker: the environment image did not build): the slot is an environment verdict. */
   environmentProblem?: EnvironmentProblem;
+  /** The warm-up's output as it arrives (a build's progress: crates or packages built). */
+  onBuildOutput?: (chunk: string) => void;
+  /**
+   * Stop once the environment is ready (prepare-environment.ts): everything a slot checks and builds
+   * before its test exists, and nothing of a test. The answer has no score to read, only `environment`.
+   */
+  warmUpOnly?: boolean;
 }
 
 export interface Score {
@@ -138,7 +145,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     };
     const run = async (cmd: Parameters<typeof open.run>[0]): Promise<PhaseResult> => {
       opts.onPhase?.(cmd.phase);
-      const r = await execute(cmd);
+      const r = await execute(cmd.phase === 'warm-up' && opts.onBuildOutput ? { ...cmd, onOutput: opts.onBuildOutput } : cmd);
       phases.push(r);
       return r;
     };
@@ -149,10 +156,11 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     // Only the project's own code has run so far: a failing warm-up is the project's or the machine's, not the test's.
     if (warm && (warm.exitCode !== 0 || warm.timedOut)) {
       return {
-        ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, toolchain.warmUpProblem?.(ctx, warm, opts.repoDir) ?? warmUpProblem(warm, opts.repoDir)),
+        ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, (!warm.timedOut && toolchain.warmUpProblem?.(ctx, warm, opts.repoDir)) || warmUpProblem(warm, opts.repoDir)),
         sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
       };
     }
+    if (opts.warmUpOnly) return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
     // A compile phase that only checks the test (php -l, ruby -c) runs beside the test phase where the
     // executor keeps commands apart: the check's verdict still comes from a process no test code ran in.
     // Where the runner's report can answer the check, the test phase runs first and the check only when it cannot.
@@ -454,7 +462,9 @@ export async function warmUp(
       const r = await run({ ...warmUpCmd(ctx, content), writable: [content] });
       ran = r;
       // Only the project's own code has run: a failing warm-up is the project's or the machine's, not the test's.
-      if (r.exitCode !== 0 || r.timedOut) return { ok: false, problem: toolchain.warmUpProblem?.(ctx, r, repoDir) ?? warmUpProblem(r, repoDir) };
+      // One cut short by a limit is not the project's failure: what it built is kept, the next try continues it.
+      if (r.timedOut) return { ok: false, problem: warmUpProblem(r, repoDir), unfinished: true };
+      if (r.exitCode !== 0) return { ok: false, problem: toolchain.warmUpProblem?.(ctx, r, repoDir) ?? warmUpProblem(r, repoDir) };
       return { ok: true, meta: null };
     },
   });

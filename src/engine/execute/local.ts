@@ -375,18 +375,32 @@ class LocalSession implements Session {
         cgroup?.killAll();
       };
       this.running.add(kill);
+      let stalled = false;
       const timer = setTimeout(() => {
         timedOut = true;
         kill();
       }, cmd.timeoutMs);
+      // A build's progress limit: restarted by every chunk it prints.
+      const silence = cmd.silenceMs
+        ? setTimeout(() => {
+            timedOut = stalled = true;
+            kill();
+          }, cmd.silenceMs)
+        : null;
       const onAbort = (): void => kill();
       signal?.addEventListener('abort', onAbort, { once: true });
-      child.stdout.on('data', (b: Buffer) => output.push(b));
-      child.stderr.on('data', (b: Buffer) => output.push(b));
+      const onOutput = (b: Buffer): void => {
+        silence?.refresh();
+        output.push(b);
+        cmd.onOutput?.(b.toString('utf8'));
+      };
+      child.stdout.on('data', onOutput);
+      child.stderr.on('data', onOutput);
       const finish = async (exitCode: number | null, sig: string | null, error?: Error): Promise<void> => {
         if (finished) return;
         finished = true;
         clearTimeout(timer);
+        if (silence) clearTimeout(silence);
         signal?.removeEventListener('abort', onAbort);
         kill(); // background processes the command left behind
         // Resolved only once every process of the command is gone (its cgroup kept for another, or removed).
@@ -399,6 +413,7 @@ class LocalSession implements Session {
           exitCode: timedOut || signal?.aborted ? null : exitCode,
           signal: sig,
           timedOut,
+          ...(stalled ? { stalled } : {}),
           outputTruncated: output.truncated,
           output: output.text(),
           durationMs: Date.now() - started,

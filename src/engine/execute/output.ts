@@ -10,9 +10,13 @@ export class CappedOutput {
   private tailBytes = 0;
   private dropped = 0;
 
+  /** Told of every chunk, kept or dropped (a build's progress limit restarts on it). */
+  onChunk?: (chunk: Buffer) => void;
+
   constructor(private readonly limit: number) {}
 
   push(chunk: Buffer): void {
+    this.onChunk?.(chunk);
     const headLimit = Math.floor(this.limit / 2);
     if (this.headBytes < headLimit) {
       const take = Math.min(chunk.length, headLimit - this.headBytes);

@@ -7,13 +7,26 @@ import type { Sandbox } from './sandbox';
 import type { Executor, OverlayMount, PhaseCommand, PhaseName, PhaseResult } from './types';
 
 export interface PhaseTimeouts {
+  /**
+   * A build (the warm-up, a compile) is measured against its progress, not its wall time alone: it is
+   * ended as stalled when it prints nothing for this long (the release's 300 s compile limit, which a
+   * healthy cold build of a crate with heavy dev-dependencies outlasts while it still prints crates).
+   */
   compileMs: number;
+  /** The most a build may take however much it prints (a build that never ends still ends). */
+  buildMs: number;
   testMs: number;
   coverageMs: number;
 }
 
-/** The release used 300 s for Go and Rust and 60–120 s elsewhere; one generous default for all. */
-export const DEFAULT_TIMEOUTS: PhaseTimeouts = { compileMs: 300_000, testMs: 300_000, coverageMs: 120_000 };
+/**
+ * The release used 300 s for Go and Rust and 60–120 s elsewhere; one generous default for all. Builds
+ * get 300 s of silence and an hour in all: a cold build of a real crate took 331 s here on a loaded machine.
+ */
+export const DEFAULT_TIMEOUTS: PhaseTimeouts = { compileMs: 300_000, buildMs: 3_600_000, testMs: 300_000, coverageMs: 120_000 };
+
+/** The phases that build (the project, the test): limited by their progress (`PhaseTimeouts.compileMs`) and `buildMs`. */
+export const isBuildPhase = (p: PhaseName): boolean => p === 'warm-up' || p === 'compile' || p === 'compile-retry';
 
 /** Everything a toolchain needs to place and run one generated test. */
 export interface RunContext {
@@ -111,6 +124,11 @@ export interface Toolchain {
    * the spec helper cannot load, `dependencies-unresolvable`); null: the default `project-does-not-build`.
    */
   warmUpProblem?(ctx: RunContext, warm: PhaseResult, repoDir: string): EnvironmentProblem | null;
+  /**
+   * How the warm-up's output shows its progress: one line per unit it built (cargo's `Compiling x v1`,
+   * `go build -v`'s package paths), for the editor's "37 crates compiled". Absent: no count is shown.
+   */
+  buildProgress?: { unit: string; line: RegExp };
   /** Where the phases expect that cache, inside the sandbox; absent: the warm-up fills none (Ruby's checks the bundle). */
   cacheDirInSandbox?(ctx: RunContext): string;
   /**
@@ -195,8 +213,10 @@ export function focalWithTest(fileContent: string, placement: Pick<Placement, 'w
 }
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {
-  const timeoutMs = phaseName === 'test' ? ctx.timeouts.testMs : phaseName === 'coverage' ? ctx.timeouts.coverageMs : ctx.timeouts.compileMs;
+  const build = isBuildPhase(phaseName);
+  const timeoutMs = phaseName === 'test' ? ctx.timeouts.testMs : phaseName === 'coverage' ? ctx.timeouts.coverageMs : Math.max(ctx.timeouts.buildMs, ctx.timeouts.compileMs);
   const cmd: PhaseCommand = { phase: phaseName, argv, cwd, env: { ...ctx.baseEnv, ...env }, timeoutMs };
+  if (build) cmd.silenceMs = ctx.timeouts.compileMs;
   // Untrusted code runs in the test phase (and the coverage phase reads what it left): the copy is
   // read-only to both but for the folders runners write.
   if (phaseName === 'test' || phaseName === 'coverage') cmd.sandboxWritable = ctx.writableDirs;

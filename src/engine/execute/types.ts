@@ -24,7 +24,19 @@ export interface PhaseCommand {
   argv: string[];
   cwd: string;
   env: Record<string, string>;
+  /** The most the command may run, however much it prints (a build's wall limit: `PhaseTimeouts.buildMs`). */
   timeoutMs: number;
+  /**
+   * A build's progress limit: the command is ended as stalled when it prints nothing for this long
+   * (cargo names each crate it starts, `go build -v` each package). A slow build that still makes
+   * progress is never cut at the old fixed limit; one that hangs silently still ends. Absent: wall time only.
+   */
+  silenceMs?: number;
+  /**
+   * Told of the output as it arrives (a build's progress for the editor: crates or packages built).
+   * Only an observer: what runs and what is recorded are the same without it.
+   */
+  onOutput?: (chunk: string) => void;
   /**
    * Host folders this command may write besides the sandbox: only for trusted commands (a warm-up that
    * compiles the project's own code into a shared build cache), never for anything running a test.
@@ -88,7 +100,10 @@ export interface PhaseResult {
   /** null when killed (timeout, cancellation, limits). */
   exitCode: number | null;
   signal: string | null;
+  /** Ended by a limit: its wall time (`timeoutMs`) or, with `stalled`, its silence (`silenceMs`). */
   timedOut: boolean;
+  /** Ended because it printed nothing for `silenceMs` (a build that stopped making progress). */
+  stalled?: boolean;
   outputTruncated: boolean;
   /** stdout and stderr interleaved as they arrived (capped at `outputBytes`). */
   output: string;

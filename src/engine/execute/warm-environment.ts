@@ -19,9 +19,13 @@ import { pidAlive } from '../util/process-namespace';
  * rewritten in place, `prime`), and old entries are pruned.
  *
  * On disk, per language: `<root>/<key>/<content>/` (what the warm-up fills), `<root>/<key>/ready.json`
- * (written last: the entry is complete; its time says when it was last used), `<root>/<key>.lock`
- * (held by the process building it). Within a process each key is warmed once, whatever the number of
- * slots waiting for it; a failed warm-up is that key's environment verdict for the process's life.
+ * (written last: the entry is complete; its time says when it was last used), `<root>/<key>/partial.json`
+ * (a warm-up was started: what it built so far is kept), `<root>/<key>.lock` (held by the process
+ * building it). Within a process each key is warmed once, whatever the number of slots waiting for it;
+ * a failed warm-up is that key's environment verdict for the process's life. A warm-up that was cut
+ * short (its time or progress limit, a cancellation, the process killed) is not a failure of the
+ * project: what it built stays in the entry and the next try, in this process or another, continues
+ * from it instead of starting again from nothing (build tools skip what is already built).
  */
 
 /** Entries kept besides the newest ones used within the hour (each is the size of a build cache). */
@@ -115,7 +119,14 @@ export interface WarmEntry<Meta> {
   meta: Meta;
 }
 
-export type WarmOutcome<Meta> = { ok: true; entry: WarmEntry<Meta>; built: boolean } | { ok: false; problem: EnvironmentProblem };
+export type WarmOutcome<Meta> = { ok: true; entry: WarmEntry<Meta>; built: boolean } | { ok: false; problem: EnvironmentProblem; unfinished?: boolean };
+
+/**
+ * What a warm-up answers: the metadata to keep, or the problem every slot of the key gets. `unfinished`:
+ * it was cut short (a limit), not refused by the project: what it built is kept for the next try, and
+ * the verdict is not remembered for the process's life.
+ */
+export type WarmBuildResult<Meta> = { ok: true; meta: Meta } | { ok: false; problem: EnvironmentProblem; unfinished?: boolean };
 
 export interface WarmSpec<Meta> {
   /** The language's folder of entries (the executor's `SharedCache.dir`). */
@@ -131,8 +142,11 @@ export interface WarmSpec<Meta> {
    * starts as hard links of the newest ready one of its family.
    */
   prime: boolean;
-  /** The trusted warm-up, filling `content`: the metadata to keep, or the problem every slot of the key gets. */
-  build(content: string): Promise<{ ok: true; meta: Meta } | { ok: false; problem: EnvironmentProblem }>;
+  /**
+   * The trusted warm-up, filling `content`: the metadata to keep, or the problem every slot of the key
+   * gets. `resumed`: `content` holds what an earlier, unfinished warm-up of this key built.
+   */
+  build(content: string, resumed: boolean): Promise<WarmBuildResult<Meta>>;
 }
 
 /** Per process: one warm-up per entry, whatever the number of slots waiting for it. */
@@ -153,8 +167,12 @@ export async function warmEntry<Meta>(spec: WarmSpec<Meta>): Promise<WarmOutcome
   }
   const outcome = makeEntry(spec);
   outcomes.set(id, outcome);
-  // A run that broke off (cancelled, the executor gone) is tried again by the next slot.
-  outcome.catch(() => outcomes.delete(id));
+  // A run that broke off (cancelled, the executor gone) or a warm-up cut short by a limit is tried
+  // again by the next slot, which continues what it built.
+  outcome.then(
+    (o) => !o.ok && o.unfinished && outcomes.delete(id),
+    () => outcomes.delete(id),
+  );
   return outcome;
 }
 
@@ -182,6 +200,13 @@ function touch(dir: string): void {
   }
 }
 
+/** An entry a warm-up started and did not finish (no ready marker): what it built, kept for the next try. */
+function isPartial(dir: string, content: string): boolean {
+  return fs.existsSync(path.join(dir, PARTIAL)) && !!fs.statSync(path.join(dir, content), { throwIfNoEntry: false })?.isDirectory();
+}
+
+const PARTIAL = 'partial.json';
+
 async function makeEntry<Meta>(spec: WarmSpec<Meta>): Promise<WarmOutcome<Meta>> {
   const dir = path.join(spec.root, spec.key);
   const ready = readReady<Meta>(dir, spec.content);
@@ -196,17 +221,27 @@ async function makeEntry<Meta>(spec: WarmSpec<Meta>): Promise<WarmOutcome<Meta>>
       touch(dir);
       return { ok: true, entry: made, built: false };
     }
-    fs.rmSync(dir, { recursive: true, force: true });
     const content = path.join(dir, spec.content);
-    fs.mkdirSync(dir, { recursive: true });
-    if (!(spec.prime && primeFromFamily(spec, content))) fs.mkdirSync(content);
-    const result = await spec.build(content);
-    if (!result.ok) {
+    // Only a warm-up of this very key (same content, toolchain and flags) filled a partial entry.
+    const resumed = isPartial(dir, spec.content);
+    if (!resumed) {
       fs.rmSync(dir, { recursive: true, force: true });
+      fs.mkdirSync(dir, { recursive: true });
+      if (!(spec.prime && primeFromFamily(spec, content))) fs.mkdirSync(content);
+      // Marked before the build starts: a process killed mid-build leaves an entry the next try continues.
+      fs.writeFileSync(path.join(dir, PARTIAL), JSON.stringify({ family: spec.family, started: new Date().toISOString() }));
+    } else {
+      const now = new Date();
+      fs.utimesSync(path.join(dir, PARTIAL), now, now);
+    }
+    const result = await spec.build(content, resumed);
+    if (!result.ok) {
+      if (!result.unfinished) fs.rmSync(dir, { recursive: true, force: true });
       return result;
     }
     if (spec.prime) seal(content);
     fs.writeFileSync(path.join(dir, 'ready.json'), JSON.stringify({ family: spec.family, meta: result.meta }));
+    fs.rmSync(path.join(dir, PARTIAL), { force: true });
     prune(spec.root, spec.key);
     return { ok: true, entry: { dir, content, meta: result.meta }, built: true };
   } finally {
@@ -256,7 +291,9 @@ function listEntries(root: string): string[] {
 function prune(root: string, keep: string): void {
   // An entry being built (its lock held) has no ready marker yet: never taken for an old one.
   const names = listEntries(root).filter((n) => n !== keep && !fs.existsSync(path.join(root, `${n}.lock`)));
-  const used = (n: string): number => fs.statSync(path.join(root, n, 'ready.json'), { throwIfNoEntry: false })?.mtimeMs ?? 0;
+  // An unfinished entry counts from when its warm-up started or last continued.
+  const used = (n: string): number =>
+    (fs.statSync(path.join(root, n, 'ready.json'), { throwIfNoEntry: false }) ?? fs.statSync(path.join(root, n, PARTIAL), { throwIfNoEntry: false }))?.mtimeMs ?? 0;
   const old = names.sort((a, b) => used(b) - used(a)).slice(KEEP_ENTRIES).filter((n) => Date.now() - used(n) > 3_600_000);
   for (const n of old) fs.rmSync(path.join(root, n), { recursive: true, force: true });
 }

@@ -44,9 +44,27 @@ export type FailureCategory =
 export interface EnvironmentProblem {
   /** A short id: 'toolchain-missing', 'checkout-mismatch', 'project-does-not-build', 'image-does-not-build', 'dependencies-unresolvable' (Rust). */
   cause: string;
-  /** Names the cause and the fix, for people. */
+  /** Names the cause and the fix, for people (the command line's words: flags, `xrepotest doctor`). */
   reason: string;
+  /**
+   * The fixes as actions, for front ends that offer them in their own words (the editor: a button that
+   * opens the setting, runs the install command in a terminal, checks the project); absent: only `reason`.
+   */
+  fixes?: EnvironmentFix[];
 }
+
+/** One way out of an environment verdict, named without any front end's words. */
+export type EnvironmentFix =
+  /** Try again: a build cut short by a limit was kept and the next try continues it. */
+  | { kind: 'retry' }
+  /** Give builds more time: the limit that ended it (`silence`: time without progress; `total`: wall time). */
+  | { kind: 'build-limit'; limit: 'silence' | 'total' }
+  /** Run the other executor (local toolchains, or containers). */
+  | { kind: 'executor'; executor: 'local' | 'docker' }
+  /** The project's own command (an install, a build), to run in a terminal in `cwd`. */
+  | { kind: 'command'; command: string; cwd: string }
+  /** The project check (`xrepotest doctor --repo`): does it build here, what is missing. */
+  | { kind: 'check-project'; repoDir: string };
 
 export const FAILURE_CATEGORY_LABELS: Record<FailureCategory, string> = {
   'syntactic-compilation': 'Syntactic & Compilation',

@@ -86,12 +86,16 @@ export const goToolchain: Toolchain = {
       ctx,
       // Its exit status says whether the package itself builds (else every slot is an environment
       // verdict); the package's own tests only warm the cache: a stale one is set aside at compile time.
-      ['sh', '-c', 'go build "$1" || exit 1; go test -c -o /dev/null "$1" && go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
+      // -v names each package as it is compiled: the build's progress (its limit is the time without any, execute/toolchain.ts).
+      ['sh', '-c', 'go build -v "$1" || exit 1; go test -c -o /dev/null "$1" && go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
       ctx.sandbox.projectRoot,
       goEnv(ctx, cacheDir),
     );
     return { ...cmd, writable: [cacheDir] };
   },
+
+  // `go build -v` names each package as it compiles it (import paths, one a line).
+  buildProgress: { unit: 'packages', line: /^[\w.~-]+(?:\/[\w.~-]+)*$/ },
 
   cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 

@@ -237,6 +237,9 @@ export const rustToolchain: Toolchain = {
     );
   },
 
+  // cargo names each crate as it starts compiling it.
+  buildProgress: { unit: 'crates', line: /^\s*Compiling \S+ v\d/ },
+
   // Before the test exists: locally the trusted fetch, then the repository's warm target copied in;
   // in a container, a warm-up into the slot's own target (warm-target.ts).
   prepareSandbox: (ctx, with_) =>

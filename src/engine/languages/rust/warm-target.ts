@@ -4,7 +4,8 @@ import type { PrepareWith, RunContext } from '../../execute/toolchain';
 import type { PhaseCommand, PhaseResult } from '../../execute/types';
 import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
-import { environmentWarmKey, familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey } from '../../execute/warm-environment';
+import { environmentWarmKey, familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey, type WarmBuildResult } from '../../execute/warm-environment';
+import { unfinishedBuildProblem } from '../../execute/warm-up-problem';
 import { phase } from '../../execute/toolchain';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 import { CARGO_METADATA_FILE, MAX_METADATA_BYTES } from './test-targets';
@@ -84,7 +85,7 @@ export interface WarmTargetPlan {
 }
 
 /** The trusted fetch, then the warm build into the entry's `target` (a host folder outside the sandbox). */
-async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null; hostView?: readonly string[] }, plan: WarmTargetPlan, target: string, ran: (r: PhaseResult) => void): Promise<{ ok: true; meta: WarmMeta } | { ok: false; problem: EnvironmentProblem }> {
+async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewrap: string | null; hostView?: readonly string[] }, plan: WarmTargetPlan, target: string, ran: (r: PhaseResult) => void): Promise<WarmBuildResult<WarmMeta>> {
   const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
   const fetch: FetchResult = await fetchDependencies({ copyDir: ctx.sandbox.dir, projectRoot: ctx.sandbox.projectRoot, bwrap: host.bubblewrap, hostView: host.hostView });
   // Built even when the fetch failed: what the sandbox sees (a vendored source, caches fetched
@@ -95,6 +96,9 @@ async function buildEntry(ctx: RunContext, with_: PrepareWith, host: { bubblewra
     ctx.fixedPath ? { ...plan.command(plan.targetInSandbox), binds: [{ source: target, dest: plan.targetInSandbox }] } : { ...plan.command(target), writable: [target] },
   );
   ran(warm);
+  // Cut short by a limit while the dependencies compiled: the target so far is kept (the entry's
+  // partial content) and the next try continues it; cargo rebuilds nothing its fingerprints hold.
+  if (warm.timedOut) return { ok: false, problem: unfinishedBuildProblem(warm, repositoryHint(ctx)), unfinished: true };
   if (!warmed(warm)) {
     const repo = repositoryHint(ctx);
     if (!fetch.ok || isResolutionFailure(warm.output)) return { ok: false, problem: unresolvableProblem(warm.output, repo, fetch) };
@@ -177,6 +181,7 @@ async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: War
   }
   const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
   const warm = await with_.run(plan.command(plan.targetInSandbox));
+  if (warm.timedOut) return unfinishedBuildProblem(warm, repositoryHint(ctx));
   if (warmed(warm)) {
     const cargoMetadata = readCargoMetadata(ctx);
     metadataOf.set(ctx.sandbox, cargoMetadata);
