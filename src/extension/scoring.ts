@@ -125,6 +125,10 @@ export function registerScoring(engine: Engine): void {
       const result = await request(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
       onDidScoreFunction.fire(result);
+      // The score is shown; the mutants, where the user wants them with every scoring, fill in after it.
+      if (result.passed && !result.mutation && result.coveredLines.length && vscode.workspace.getConfiguration('xrepotest').get<boolean>('mutation.enabled', false)) {
+        void vscode.commands.executeCommand('xrepotest.checkWithMutants', { uri, startLine });
+      }
       return result;
     } catch (e) {
       const message = (e as Error).message;

@@ -4,6 +4,7 @@ import {
   PLACE_CANDIDATE,
   REGENERATE_CANDIDATE,
   IMPROVE_CANDIDATE,
+  MUTATE_CANDIDATE,
   REPAIR_CANDIDATE,
   RUN_CANDIDATE,
   type CandidateCase,
@@ -500,6 +501,18 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
         void vscode.window.showInformationMessage(`XRepoTest: no new test kept for ${r.functionName}${why ? ` (${why})` : ''}.`);
       }
       return improved;
+    }),
+    vscode.commands.registerCommand('xrepotest.checkWithMutants', async (arg?: CandidateArg) => {
+      if (!requireTrust('Checking a test with mutants')) return undefined;
+      const t = await targetOf(arg, 'Check which passing test with mutants (does it fail when the code is wrong)?');
+      if (!t) return undefined;
+      const r = t.c.result;
+      if (!r.passed) {
+        void vscode.window.showWarningMessage(`XRepoTest: mutants check a passing test, and ${t.c.item.label} does not pass. "Repair with model" or "Regenerate" first.`);
+        return undefined;
+      }
+      await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+      return another('mutation testing', MUTATE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round, provider: r.provider, model: r.model });
     }),
     vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: CandidateArg) => {
       const t = await targetOf(arg, 'Accept which generated test into the project?');

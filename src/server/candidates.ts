@@ -202,6 +202,8 @@ function mutantsCaught(m: NonNullable<Scored['mutation']>): string {
  */
 export function summaryOf(r: Scored): string {
   // The machine's gap, not the test's: no metrics for a test that never ran.
+  // A first build cut short by a limit is kept and continues: not scored yet, not a machine that cannot run it.
+  if (r.environment?.actions?.some((a) => a.kind === 'retry')) return `⏸ not scored yet: ${r.environment.cause}`;
   if (r.environment) return `⚠ can't run here: ${r.environment.cause}`;
   if (!r.compiled) return '✗ the test does not compile';
   // A tampering test's report is the test's own forgery: its counts are not shown.

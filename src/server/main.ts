@@ -22,6 +22,7 @@ import { registerScoring } from './scoring';
 import { ServerState } from './state';
 import { registerTesting } from './testing';
 import { registerImproving } from './improving';
+import { registerMutating } from './mutating';
 import { registerChanges } from './changes';
 import { onClientNotification } from './wire';
 
@@ -63,6 +64,7 @@ registerBridge(state);
 registerAnnotator(state);
 registerTesting(state);
 registerImproving(state);
+registerMutating(state);
 registerChanges(state);
 registerBench(state);
 registerLmTools(state);

@@ -121,7 +121,9 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
       samples: [slot.sample],
       repairRounds: repair ? 1 : 0,
       ...(repair ? { continueFrom: { sample: slot.sample, round: slot.round, testCode: slot.testCode, feedback: slot.feedback } } : {}),
-      mutation: settings.mutation,
+      // Never inside the scoring (issue 30): the score shows first; with "xrepotest.mutation.enabled" the
+      // extension asks for the mutants right after it ("Check with mutants", mutating.ts).
+      mutation: false,
       signal: p.signal,
       onGenerated: (g) => {
         // A failed call is no test to show: the editor says why instead of scoring an empty test.
@@ -187,15 +189,20 @@ export function registerScoring(state: ServerState): void {
       // While the function is being scored, what it is doing and Cancel take the place of Generate and
       // of the last score (which the running scoring replaces): a long lens line is cut off at the right.
       const running = scoringsInFlight.get(doc.uri, f.startLine);
+      const score = scored?.get(f.startLine);
       if (running) {
+        // Mutants checked after the score was shown: the score stays, their progress and Cancel beside it.
+        if (running.phase.kind === 'mutation' && score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
         lenses.push(...progressLenses(running).map((command) => ({ range, command })));
         return lenses;
       }
       lenses.push({ range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
-      const score = scored?.get(f.startLine);
       if (score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
       // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
       if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
+      // Mutation testing is asked for, not waited for (issue 30): offered on a pass that has none yet.
+      if (score?.passed && !score.mutation && score.coveredLines.length)
+        lenses.push({ range, command: { title: 'Check with mutants', command: 'xrepotest.checkWithMutants', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       // More tests for what it misses (issue 17): only from a pass, and only while lines are left to run or mutants to catch.
       if (score?.passed && wantsMore(score)) lenses.push({ range, command: { title: 'Improve', command: 'xrepotest.improve', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
       if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName, { uri: doc.uri, startLine: f.startLine }] } });

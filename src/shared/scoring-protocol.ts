@@ -226,6 +226,23 @@ export const IMPROVE_CANDIDATE = new ClientRequest<ImproveCandidateParams, Score
 );
 
 /**
+ * "Check with mutants" (issue 30: mutation testing is off by default in the editor, so the score is
+ * never held back by it): the mutants on the lines a passing test runs, each in its own copy; the
+ * answer is the test's score with the mutation counts filled in.
+ */
+export interface MutateCandidateParams extends ImproveCandidateParams {
+  /** Who wrote the test (a smoke test of the baseline stays one). */
+  provider: string;
+  model: string;
+}
+
+export const MUTATE_CANDIDATE = new ClientRequest<MutateCandidateParams, ScoreFunctionResult>('xrepotest/mutateCandidate', {
+  type: 'object',
+  required: ['uri', 'startLine', 'testCode', 'sample', 'round', 'provider', 'model', 'settings'],
+  properties: { uri: str, startLine: int, testCode: str, sample: int, round: int, provider: str, model: str, ...withSettingsProperties },
+});
+
+/**
  * "Generate scored tests for my changes": the functions a test can call whose lines changed since a
  * git ref (committed since, staged or not, and files git does not track), in one workspace folder.
  */

@@ -11,7 +11,8 @@ import { readCheckouts } from '../../src/engine/store/checkout-map';
 import type { ResultRecord } from '../../src/engine/store/results';
 import { summarizeByLanguage } from '../../src/engine/report/summary';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../src/shared/protocol';
-import { REPAIR_CANDIDATE, RUN_CANDIDATE, SCORE_FUNCTION, REGENERATE_CANDIDATE, type ScoreFunctionResult } from '../../src/shared/scoring-protocol';
+import { MUTATE_CANDIDATE, REPAIR_CANDIDATE, RUN_CANDIDATE, SCORE_FUNCTION, REGENERATE_CANDIDATE, type ScoreFunctionResult } from '../../src/shared/scoring-protocol';
+import { registerMutating } from '../../src/server/mutating';
 import { EditorRunFolder } from '../../src/server/editor-run';
 import { registerScoring } from '../../src/server/scoring';
 import { ServerState } from '../../src/server/state';
@@ -81,6 +82,7 @@ describe('the editor keeps what it scores: a run folder in the extension storage
     state.editorRun = folder;
     registerScoring(state);
     registerTesting(state);
+    registerMutating(state);
   });
   after(() => {
     folder?.close();
@@ -90,12 +92,22 @@ describe('the editor keeps what it scores: a run folder in the extension storage
   const settings = (over: Partial<EngineSettings> = {}): EngineSettings => ({ ...DEFAULT_ENGINE_SETTINGS, provider: 'baseline', executor: 'local', mutation: false, ...over });
 
   it('appends each scoring (generate, regenerate, repair) as a bench result record that `report` reads', async () => {
-    const scored = await server.request(SCORE_FUNCTION, { uri, startLine: 7, settings: settings({ mutation: true }) });
-    assert.equal(scored.functionName, 'Status');
-    assert.equal(scored.passed, true, scored.reason ?? '');
+    const unmutated = await server.request(SCORE_FUNCTION, { uri, startLine: 7, settings: settings({ mutation: true }) });
+    assert.equal(unmutated.functionName, 'Status');
+    assert.equal(unmutated.passed, true, unmutated.reason ?? '');
+    // The score is never held back by mutants (issue 30): they are asked for after it ("Check with mutants").
+    assert.equal(unmutated.mutation, undefined);
     assert.equal(runDir, path.join(storage, 'runs', 'editor'));
+    assert.equal(lines<ResultRecord>(path.join(runDir, 'results.jsonl')).length, 1);
+    const scored = await server.request(MUTATE_CANDIDATE, { uri, startLine: 7, testCode: unmutated.testCode, sample: unmutated.sample, round: unmutated.round, provider: unmutated.provider, model: unmutated.model, settings: settings() });
+    assert.equal(scored.testCode, unmutated.testCode);
+    assert.deepEqual(scored.coveredLines, unmutated.coveredLines);
+    // The slot's record again, with its mutants: reports and the annotator keep a slot's last record.
     let results = lines<ResultRecord>(path.join(runDir, 'results.jsonl'));
-    assert.equal(results.length, 1);
+    assert.equal(results.length, 2);
+    assert.equal(results[0].xrt.mutation ?? null, null);
+    assert.equal(results[1].xrt.test_hash, results[0].xrt.test_hash);
+    results = results.slice(1);
     const first = results[0];
     assert.equal(first.function_name, 'Status');
     assert.deepEqual([first.xrt.sample, first.xrt.round, first.xrt.provider, first.xrt.model, first.xrt.mode], [0, 0, 'baseline', 'baseline', 'standard']);
@@ -138,9 +150,12 @@ describe('the editor keeps what it scores: a run folder in the extension storage
 
     results = lines<ResultRecord>(path.join(runDir, 'results.jsonl'));
     // The hand-run test is not the model's: it is not stored under the model's slot.
-    assert.deepEqual(results.map((r) => [r.xrt.sample, r.xrt.round]), [[0, 0], [1, 0], [2, 1]]);
+    // Sample 0's record twice: scored, then again with its mutants; the report keeps the last.
+    assert.deepEqual(results.map((r) => [r.xrt.sample, r.xrt.round]), [[0, 0], [0, 0], [1, 0], [2, 1]]);
     const loaded = await loadResults([runDir]);
     assert.equal(loaded.results.length, 3);
+    assert.equal(loaded.duplicates, 1);
+    assert.ok(loaded.results.find((x) => x.xrt.sample === 0)?.xrt.mutation, 'the kept record of sample 0 is the one with its mutants');
     assert.deepEqual(loaded.problems, []);
     assert.equal(summarizeByLanguage(loaded.results).languages.go.total_slots, 3);
 

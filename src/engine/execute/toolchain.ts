@@ -214,7 +214,7 @@ export function focalWithTest(fileContent: string, placement: Pick<Placement, 'w
 
 export function phase(phaseName: PhaseCommand['phase'], ctx: RunContext, argv: string[], cwd: string, env: Record<string, string> = {}): PhaseCommand {
   const build = isBuildPhase(phaseName);
-  const timeoutMs = phaseName === 'test' ? ctx.timeouts.testMs : phaseName === 'coverage' ? ctx.timeouts.coverageMs : Math.max(ctx.timeouts.buildMs, ctx.timeouts.compileMs);
+  const timeoutMs = phaseName === 'test' ? ctx.timeouts.testMs : phaseName === 'coverage' ? ctx.timeouts.coverageMs : ctx.timeouts.buildMs;
   const cmd: PhaseCommand = { phase: phaseName, argv, cwd, env: { ...ctx.baseEnv, ...env }, timeoutMs };
   if (build) cmd.silenceMs = ctx.timeouts.compileMs;
   // Untrusted code runs in the test phase (and the coverage phase reads what it left): the copy is
