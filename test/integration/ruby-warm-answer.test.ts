@@ -82,4 +82,19 @@ describe('ruby: the warm-up answer kept per key (local executor)', function () {
     assert.deepEqual(second.environment, first.environment);
     assert.equal(second.score.passed, false);
   });
+
+  it("names the gem Bundler cannot find (Bundler::GemNotFound), not RSpec's \"An error occurred while loading spec_helper\"", async () => {
+    const task = await fixtureTask('ruby');
+    const repo = copyOfFixture('gem-not-found', (d) => {
+      // A locked bundle whose gem is not installed, loaded through bundler/setup as many projects do.
+      fs.writeFileSync(path.join(d, 'Gemfile'), "source 'https://rubygems.org'\ngem 'rspec'\ngem 'simplecov-cobertura'\n");
+      fs.writeFileSync(path.join(d, 'Gemfile.lock'), 'GEM\n  remote: https://rubygems.org/\n  specs:\n    rspec (3.12.0)\n    simplecov-cobertura (2.1.0)\n\nPLATFORMS\n  ruby\n\nDEPENDENCIES\n  rspec\n  simplecov-cobertura\n\nBUNDLED WITH\n   2.3.7\n');
+      const helper = path.join(d, 'spec', 'spec_helper.rb');
+      fs.writeFileSync(helper, `require 'bundler/setup'\n${fs.readFileSync(helper, 'utf8')}`);
+    });
+    const e = await evaluateTest(task, 'ruby', generatedTest('ruby', 'pass'), { executor: new LocalExecutor({ cacheRoot }), repoDir: repo });
+    assert.equal(e.environment?.cause, 'dependencies-unresolvable', JSON.stringify(e.environment));
+    assert.match(e.environment!.reason, /simplecov-cobertura/);
+    assert.match(e.environment!.reason, /`bundle install` in /);
+  });
 });

@@ -44,6 +44,12 @@ begin
 rescue LoadError => e
   $stderr.puts "${PROBE_MISSING} #{e.path || e.message}"
   exit 3
+rescue StandardError => e
+  # Bundler's and RubyGems' own "not installed" (Bundler::GemNotFound, Gem::MissingSpecError) are no
+  # LoadError: named here, where RSpec would only say "An error occurred while loading spec_helper".
+  raise unless e.class.name.to_s =~ /GemNotFound|MissingSpec/
+  $stderr.puts "${PROBE_MISSING} #{e.message[/gem '([^']+)'/, 1] || e.message[/find '([^']+)'/, 1] || e.message[/Could not find (\\S+)/, 1] || e.message.lines.first.to_s.strip}"
+  exit 3
 end
 `;
 }
@@ -78,7 +84,12 @@ export function warmUpScript(xrt: string): string {
  */
 export function warmUpProblem(warm: PhaseResult, repoDir: string, inContainer = false): EnvironmentProblem | null {
   if (warm.timedOut || warm.exitCode === 0) return null;
-  const missing = /XRT_PROBE_MISSING (\S+)/.exec(warm.output)?.[1] ?? /cannot load such file -- (\S+)/.exec(warm.output)?.[1];
+  const missing =
+    /XRT_PROBE_MISSING (\S+)/.exec(warm.output)?.[1] ??
+    /cannot load such file -- (\S+)/.exec(warm.output)?.[1] ??
+    // Bundler's own words where RSpec reports only "An error occurred while loading spec_helper".
+    /(?:Bundler::GemNotFound|Gem::MissingSpecError):?\s+Could not find (?:gem )?'?([^'\s]+)'?/.exec(warm.output)?.[1] ??
+    /Could not find gem '([^']+)'/.exec(warm.output)?.[1];
   const bundleLine = new RegExp(`${BUNDLE_MISSING} ?(.*)`).exec(warm.output)?.[1]?.trim();
   // In a container the bundle is the image's: the repository's environment image installs it.
   const docker = inContainer
