@@ -17,11 +17,21 @@ export interface StatusView {
 
 const executorOf = (r: StatusReport): 'local' | 'docker' => (r.executor === 'docker' ? 'docker' : 'local');
 
+/**
+ * The last scoring's environment verdict per language (by language id), where it said more than the
+ * machine check can (a project's own bundle or build): the status bar agrees with what the lens said.
+ */
+export type ScoredVerdicts = Readonly<Record<string, EnvironmentVerdictResult | undefined>>;
+
 /** `$(beaker) XRepoTest: Go ✓`, `$(warning) XRepoTest: Ruby can't run (bundle missing)`. */
-export function statusOf(r: StatusReport): StatusView {
+export function statusOf(r: StatusReport, scored: ScoredVerdicts = {}): StatusView {
   const executor = executorOf(r);
+  const verdictOf = (l: StatusReport['languages'][number]): EnvironmentVerdictResult | null => l.verdicts[executor] ?? scored[l.language] ?? null;
   const ours = r.languages.filter((l) => r.workspaceLanguages.includes(l.language));
-  const blocked = ours.flatMap((l) => (l.verdicts[executor] ? [{ language: l.language, displayName: l.displayName, verdict: l.verdicts[executor]! }] : []));
+  const blocked = ours.flatMap((l) => {
+    const v = verdictOf(l);
+    return v ? [{ language: l.language, displayName: l.displayName, verdict: v }] : [];
+  });
   const engineDown = executor === 'docker' && 'missing' in r.engine;
   if (!ours.length) {
     return {
@@ -31,7 +41,8 @@ export function statusOf(r: StatusReport): StatusView {
     };
   }
   const parts = ours.map((l) => {
-    const v = l.verdicts[executor];
+    const v = verdictOf(l);
+    if (v?.actions?.some((a) => a.kind === 'retry')) return `${l.displayName} first build not finished`;
     return v ? `${l.displayName} can't run (${v.short})` : `${l.displayName} ✓`;
   });
   // A down engine is one cause for every language: said once.
@@ -39,7 +50,7 @@ export function statusOf(r: StatusReport): StatusView {
   const lines = [
     `XRepoTest (${executor} executor)`,
     ...ours.map((l) => {
-      const v = l.verdicts[executor];
+      const v = verdictOf(l);
       return v ? `${l.displayName}: can't run here: ${v.cause}. How to fix: ${v.fix}` : `${l.displayName}: ready`;
     }),
     'Click to check the environment.',

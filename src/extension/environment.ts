@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { CHECK_ENVIRONMENT, CHECK_PROJECT, type CheckEnvironmentResult, type CheckProjectResult } from '../shared/protocol';
-import type { EnvironmentVerdictResult, VerdictAction } from '../shared/scoring-protocol';
+import type { EnvironmentVerdictResult, ScoreFunctionResult, VerdictAction } from '../shared/scoring-protocol';
 import type { Engine } from './engine';
 import { EngineNotRunningError } from './engine-start';
 import { actionNamed, fixActions, fixSection, statusOf } from './environment-model';
@@ -41,6 +41,19 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   context.subscriptions.push(status, output);
   let lastCheck = '';
   let fixNote = '';
+  let lastReport: CheckEnvironmentResult | undefined;
+  /** The last scoring's verdict per language: the machine check cannot see a project's bundle or build. */
+  const scoredVerdicts: Record<string, EnvironmentVerdictResult | undefined> = {};
+  const onScored = (r: ScoreFunctionResult): void => {
+    const language = vscode.workspace.textDocuments.find((d) => d.uri.toString() === r.uri)?.languageId;
+    if (!language) return;
+    // A test that ran clears it: the project runs here now.
+    scoredVerdicts[language] = r.environment;
+    if (!lastReport) return;
+    const view = statusOf(lastReport, scoredVerdicts);
+    status.text = view.text;
+    status.tooltip = view.tooltip;
+  };
   const writeOutput = (): void => {
     // The fix last: the output shows its end.
     output.replace([lastCheck, fixNote && `── How to fix ──\n${fixNote}`].filter(Boolean).join('\n\n'));
@@ -56,7 +69,8 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
       status.tooltip = e.message;
       return { engineNotRunning: e.message };
     }
-    const view = statusOf(report);
+    lastReport = report;
+    const view = statusOf(report, scoredVerdicts);
     status.text = view.text;
     status.tooltip = view.tooltip;
     lastCheck = `XRepoTest: Check the environment (${new Date().toLocaleString()})\n\n${report.text}`;
@@ -79,7 +93,10 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('xrepotest.executor') && recheck()),
     // A scoring the machine stopped may be the first the status bar hears of a language (a new file).
-    onDidScoreFunction.event((r) => r.environment && recheck()),
+    onDidScoreFunction.event((r) => {
+      onScored(r);
+      if (r.environment) recheck();
+    }),
     vscode.commands.registerCommand('xrepotest.checkEnvironment', async () => {
       const report = await check();
       if ('engineNotRunning' in report) {
@@ -88,7 +105,7 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
         return report;
       }
       output.show(true);
-      const blocked = statusOf(report).blocked;
+      const blocked = statusOf(report, scoredVerdicts).blocked;
       const summary = blocked.length
         ? `XRepoTest: ${blocked.map((b) => b.displayName).join(', ')} can't run here with the ${report.executor} executor. The "XRepoTest: Environment" output says how to fix it.`
         : `XRepoTest: this workspace's languages run here with the ${report.executor} executor.`;

@@ -6,6 +6,7 @@ import { formatEnvironment, localVerdict, noEngineVerdict, noImageVerdict, verdi
 import { fixActions, fixSection, statusOf, type StatusReport } from '../../src/extension/environment-model';
 import { summaryOf } from '../../src/server/candidates';
 import { workspaceLanguages } from '../../src/server/workspace-languages';
+import { editorVerdict } from '../../src/server/verdict-actions';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 
 const NAMES: Record<LanguageId, string> = { rust: 'Rust', go: 'Go', julia: 'Julia', php: 'PHP', ruby: 'Ruby' };
@@ -49,6 +50,18 @@ describe('Environment verdicts', () => {
       assert.equal(v.text, "$(warning) XRepoTest: Go ✓ · Ruby can't run (bundle missing)");
       assert.deepEqual(v.blocked.map((b) => b.language), ['ruby']);
       assert.match(v.tooltip, /Ruby: can't run here: bundle is not installed.*How to fix: install Ruby \(Debian\/Ubuntu: `sudo apt install ruby/);
+    });
+
+    it("agrees with the last scoring's verdict, which the machine check cannot see (a project's missing gem, an unfinished build)", () => {
+      const gem = editorVerdict({ cause: 'dependencies-unresolvable', reason: "the project's spec helper needs a gem that is not installed here (cannot load simplecov-cobertura-2.1.0); install the gems its Gemfile names (`bundle install` in /w/lib, or Debian's ruby-* packages)" }, 'ruby', 'local', '/w/lib');
+      const v = statusOf(status(report({}), ['go', 'ruby']), { ruby: gem });
+      assert.equal(v.text, "$(warning) XRepoTest: Go ✓ · Ruby can't run (dependencies unresolvable)");
+      assert.match(v.tooltip, /Ruby: can't run here: .*simplecov-cobertura/);
+      assert.deepEqual(v.blocked.map((b) => b.language), ['ruby']);
+      const unfinished = editorVerdict({ cause: 'build-unfinished', reason: 'the first build of hex was still going after 6 min and was stopped; what it built is kept', fixes: [{ kind: 'retry' }] }, 'rust', 'local', '/w/hex');
+      assert.equal(statusOf(status(report({}), ['rust']), { rust: unfinished }).text, '$(warning) XRepoTest: Rust first build not finished');
+      // A later scoring that ran clears it.
+      assert.equal(statusOf(status(report({}), ['go', 'ruby']), { ruby: undefined }).text, '$(beaker) XRepoTest: Go ✓ · Ruby ✓');
     });
 
     it('shows the container engine only with the docker executor', () => {
