@@ -86,6 +86,12 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
       if (!value) return false;
       await context.secrets.store(API_KEY_SECRETS[which], value);
       log.info(`stored the ${which} API key in secret storage`);
+      // Said, not silent: the key is kept (never shown again), and whether the settings use it.
+      const uses = which === 'embedding' ? engineSettings().mode === 'dense' : engineSettings().provider === which;
+      void vscode.window.showInformationMessage(
+        `XRepoTest: the ${which} API key is stored in the editor's secret storage.${uses ? '' : which === 'embedding' ? ' It is used in context mode "dense".' : ` The provider setting is "${engineSettings().provider}": choose ${which} to use it.`}`,
+        ...(uses ? [] : ['Choose a model…']),
+      ).then((picked) => picked && vscode.commands.executeCommand('xrepotest.chooseModel'));
       return true;
     }),
   );

@@ -20,7 +20,7 @@ import {
   WALKTHROUGH_ID,
   WALKTHROUGH_SEEN_KEY,
 } from './first-run-model';
-import { onDidScoreFunction } from './scoring';
+import { onDidScoreFunction, onWillScoreFunction } from './scoring';
 import { choiceDescription, settingChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
 
@@ -57,7 +57,7 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
     return command ? vscode.commands.executeCommand(command) : undefined;
   };
 
-  const noticeOnce = (result: ScoreFunctionResult): void => {
+  const noticeOnce = (result: Pick<ScoreFunctionResult, 'provider'>): void => {
     if (!shouldShowBaselineNotice({ provider: result.provider, shownInWorkspace: context.workspaceState.get<boolean>(BASELINE_NOTICE_KEY) })) return;
     void context.workspaceState.update(BASELINE_NOTICE_KEY, true);
     const actions = [NOTICE_ACTIONS.choose, NOTICE_ACTIONS.key, NOTICE_ACTIONS.keep];
@@ -66,6 +66,8 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
   };
 
   context.subscriptions.push(
+    // At the first click, not after the first scoring's wait: the user learns before waiting what a baseline test is.
+    onWillScoreFunction.event(noticeOnce),
     onDidScoreFunction.event(noticeOnce),
     vscode.commands.registerCommand('xrepotest.chooseModel', () => chooseModel(context, log)),
   );

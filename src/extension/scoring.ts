@@ -19,6 +19,8 @@ import { requireTrust } from './trust';
 
 /** Every score the command produces (the Testing view records each as a candidate with its run). */
 export const onDidScoreFunction = new vscode.EventEmitter<ScoreFunctionResult>();
+/** A scoring was asked for (before anything ran): what is said at the first click is said now, not after the first long wait. */
+export const onWillScoreFunction = new vscode.EventEmitter<{ provider: string }>();
 
 /** Whether a request was refused because the function is already being scored (its message says in which phase). */
 export function isScoringBusy(e: unknown): boolean {
@@ -122,7 +124,9 @@ export function registerScoring(engine: Engine): void {
     }
     pending.add(key);
     try {
-      const result = await request(SCORE_FUNCTION, { uri, startLine, ...(await requestSettings(context.secrets)) });
+      const asked = await requestSettings(context.secrets);
+      onWillScoreFunction.fire({ provider: asked.settings.provider });
+      const result = await request(SCORE_FUNCTION, { uri, startLine, ...asked });
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
       onDidScoreFunction.fire(result);
       // The score is shown; the mutants, where the user wants them with every scoring, fill in after it.

@@ -410,9 +410,12 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     const metadata: vscode.WorkspaceEditEntryMetadata = { label: `Accept the generated test of ${r.functionName}`, needsConfirmation: false };
     const edit = new vscode.WorkspaceEdit();
     let doc: vscode.TextDocument;
+    /** What the notification's Undo puts back: the file's text before (null: the file was new). */
+    let before: string | null;
     if (placed.append) {
       // Rust: the test module joins the focal file, as an edit the user can undo, then saved.
       doc = await vscode.workspace.openTextDocument(target);
+      before = doc.getText();
       const at = placed.insertAt ? new vscode.Position(placed.insertAt.line, placed.insertAt.character) : doc.lineAt(doc.lineCount - 1).range.end;
       edit.insert(target, at, placed.code, metadata);
     } else if (await vscode.workspace.fs.stat(target).then(() => true, () => false)) {
@@ -420,9 +423,11 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       if (overwrite !== 'Replace') return undefined;
       // Replaced as a text edit of the open file, so Undo brings the old test back.
       doc = await vscode.workspace.openTextDocument(target);
+      before = doc.getText();
       edit.replace(target, new vscode.Range(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end), placed.code, metadata);
     } else {
-      // A new file, created with its text in one workspace edit: one Undo removes it again.
+      // A new file, created with its text in one workspace edit: one Undo (Ctrl+Z with its editor focused) removes it again.
+      before = null;
       edit.createFile(target, { contents: new TextEncoder().encode(placed.code) }, metadata);
     }
     if (!(await vscode.workspace.applyEdit(edit))) throw new Error(`the editor refused the edit to ${placed.relPath}`);
@@ -439,7 +444,28 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       editableOf.delete(edited.uri.toString());
     }
     await vscode.window.showTextDocument(doc, { preview: false });
+    // Said where the user looks, with the way back: the file named, Undo and Reveal.
+    void vscode.window.showInformationMessage(`XRepoTest: ${r.functionName}'s test is now in ${placed.relPath}${placed.append ? ' (added to the file)' : ''}.`, 'Undo', 'Reveal').then(async (picked) => {
+      if (picked === 'Reveal') await vscode.commands.executeCommand('revealInExplorer', target);
+      if (picked === 'Undo') await undoAccept(target, before, placed.relPath);
+    });
     return placed.path;
+  };
+
+  /** Puts the project back as it was before an Accept: the new file removed, or the file's old text. */
+  const undoAccept = async (target: vscode.Uri, before: string | null, relPath: string): Promise<void> => {
+    const edit = new vscode.WorkspaceEdit();
+    if (before === null) edit.deleteFile(target, { ignoreIfNotExists: true });
+    else {
+      const doc = await vscode.workspace.openTextDocument(target);
+      edit.replace(target, new vscode.Range(new vscode.Position(0, 0), doc.lineAt(doc.lineCount - 1).range.end), before);
+    }
+    if (!(await vscode.workspace.applyEdit(edit))) {
+      void vscode.window.showErrorMessage(`XRepoTest: could not undo the accepted test in ${relPath}`);
+      return;
+    }
+    if (before !== null) await (await vscode.workspace.openTextDocument(target)).save();
+    log.info(`undid the accepted test in ${relPath}`);
   };
 
   /** An untitled copy of the candidate in its language, to change before accepting it. */
@@ -517,6 +543,11 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: CandidateArg) => {
       const t = await targetOf(arg, 'Accept which generated test into the project?');
       if (!t) return undefined;
+      // A test that does not pass is kept only when the user says so.
+      if (!t.c.result.passed) {
+        const sure = await vscode.window.showWarningMessage(`${t.c.item.label} does not pass (${t.c.result.summary}). Add it to the project anyway?`, { modal: true }, 'Accept anyway');
+        if (sure !== 'Accept anyway') return undefined;
+      }
       try {
         return await accept(t);
       } catch (e) {

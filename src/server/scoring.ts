@@ -27,12 +27,17 @@ import { progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 import { editorTimeouts } from './limits';
+import { lensSummaryOf } from './lens-summary';
 
 /** Scores of this session, per document and focal function start line, for the code lenses. */
 const scores = new Map<string, Map<number, ScoreFunctionResult>>();
 
-/** The function's lens shows this score from now on (the latest generated test's). */
+/**
+ * The function's lens shows this score from now on (the latest generated test's). The result gets
+ * the lens's short form (`lensSummary`), so the extension and its tests know what the lens says.
+ */
 export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult): void {
+  result.lensSummary = lensSummaryOf(result);
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
@@ -192,20 +197,32 @@ export function registerScoring(state: ServerState): void {
       const score = scored?.get(f.startLine);
       if (running) {
         // Mutants checked after the score was shown: the score stays, their progress and Cancel beside it.
-        if (running.phase.kind === 'mutation' && score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
+        if (running.phase.kind === 'mutation' && score) lenses.push({ range, command: { title: lensSummaryOf(score), command: '' }, data: { tooltip: `${score.summary}\n\n${scoreTooltip(score)}` } });
         lenses.push(...progressLenses(running).map((command) => ({ range, command })));
         return lenses;
       }
-      lenses.push({ range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
-      if (score) lenses.push({ range, command: { title: score.summary, command: '' }, data: { tooltip: scoreTooltip(score) } });
-      // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
-      if (score?.passed) lenses.push({ range, command: { title: 'Accept test', command: 'xrepotest.acceptIntoProject', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
-      // Mutation testing is asked for, not waited for (issue 30): offered on a pass that has none yet.
-      if (score?.passed && !score.mutation && score.coveredLines.length)
-        lenses.push({ range, command: { title: 'Check with mutants', command: 'xrepotest.checkWithMutants', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
-      // More tests for what it misses (issue 17): only from a pass, and only while lines are left to run or mutants to catch.
-      if (score?.passed && wantsMore(score)) lenses.push({ range, command: { title: 'Improve', command: 'xrepotest.improve', arguments: [{ uri: doc.uri, startLine: f.startLine }] } });
-      if (score?.environment) lenses.push({ range, command: { title: 'How to fix', command: 'xrepotest.howToFixEnvironment', arguments: [score.environment, score.functionName, { uri: doc.uri, startLine: f.startLine }] } });
+      const at = { uri: doc.uri, startLine: f.startLine };
+      const action = (title: string, command: string, args: unknown[] = [at]): CodeLens => ({ range, command: { title, command, arguments: args } });
+      // Scored: the short score first, then what to do with the test, Generate last; the plain-words
+      // summary and what each number means are the score's hover (the lens must fit at 1400 px).
+      if (score) lenses.push({ range, command: { title: lensSummaryOf(score), command: '' }, data: { tooltip: `${score.summary}\n\n${scoreTooltip(score)}` } });
+      if (score?.environment) {
+        const retry = score.environment.actions?.some((a) => a.kind === 'retry');
+        if (retry) lenses.push(action('Try again', 'xrepotest.generateScoredTests', [doc.uri, f.startLine]));
+        lenses.push(action('How to fix', 'xrepotest.howToFixEnvironment', [score.environment, score.functionName, at]));
+      } else if (score?.passed) {
+        // A passing test can be kept from where its score is shown (the extension takes the function's latest candidate).
+        lenses.push(action('Accept test', 'xrepotest.acceptIntoProject'));
+        // More tests for what it misses (issue 17): only while lines are left to run or mutants to catch.
+        if (wantsMore(score)) lenses.push(action('Improve', 'xrepotest.improve'));
+        // Mutation testing is asked for, not waited for (issue 30): offered on a pass that has none yet.
+        if (!score.mutation && score.coveredLines.length) lenses.push(action('Check with mutants', 'xrepotest.checkWithMutants'));
+      } else if (score) {
+        // A failing test: a repair (a model reads why it failed) or another test, where the peek offered them before.
+        if (state.settings.provider !== 'baseline' && state.settings.provider !== 'replay') lenses.push(action('Repair', 'xrepotest.repairWithModel'));
+        lenses.push(action('Regenerate', 'xrepotest.regenerate'));
+      }
+      lenses.push({ range, command: { title: score ? 'Generate again' : 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
       return lenses;
     });
   });

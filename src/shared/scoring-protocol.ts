@@ -30,6 +30,8 @@ export interface ScoreFunctionResult {
   smoke: boolean;
   /** The code lens line, in plain words: `✓ 1 of 1 tests pass · 85 % of the function's lines run · calls Find`. */
   summary: string;
+  /** The lens's short form, set once the score is on a lens: `✓ 1/1 · 85 % · calls Find` (`summary` is its hover). */
+  lensSummary?: string;
   /**
    * Set when the test could not run because of the machine, not the test (the language's toolchain
    * missing, no container engine or image, a dependency that cannot resolve): the cause, how to fix

@@ -71,6 +71,11 @@ describe('language lists outside the engine match the registry', () => {
     for (const id of LANGUAGE_IDS) assert.ok(adapterFor(id).editor.languageIds.length > 0, `languages/${id}/editor.ts names no VS Code language id`);
   });
 
+  it("package.json activationEvents: a workspace holding a language's manifest activates the extension before any file is opened", () => {
+    const found = pkg.activationEvents.filter((e) => e.startsWith('workspaceContains:')).map((e) => e.slice('workspaceContains:'.length));
+    assertSameSet(found, LANGUAGE_IDS.map((id) => adapterFor(id).image.manifest), 'package.json activationEvents (workspaceContains:<manifest>)');
+  });
+
   it('package.json activationEvents: onLanguage for every editor language id', () => {
     const found = pkg.activationEvents.filter((e) => e.startsWith('onLanguage:')).map((e) => e.slice('onLanguage:'.length));
     assertSameSet(found, editorIds, 'package.json activationEvents (onLanguage:<id>)');

@@ -133,8 +133,8 @@ describe('One coverage number', () => {
     this.timeout(120_000);
     editor = await vscode.window.showTextDocument(editor.document, { preview: false });
     editor.revealRange(new vscode.Range(STATUS_LINE - 2, 0, STATUS_LINE - 2, 0), vscode.TextEditorRevealType.AtTop);
-    const gutter = await screenshot({ name: 'coverage-gutter', waitForText: generated.summary });
-    assert.strictEqual(gutter.textFound, true, `the lens shows "${generated.summary}"`);
+    const gutter = await screenshot({ name: 'coverage-gutter', waitForText: generated.lensSummary });
+    assert.strictEqual(gutter.textFound, true, `the lens shows "${generated.lensSummary}"`);
     // The file's entry opens to its functions as a user opens it: point at its row, then ArrowRight.
     await vscode.commands.executeCommand('workbench.view.testCoverage.focus');
     const expanded = await userInput({

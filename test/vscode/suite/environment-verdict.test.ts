@@ -99,7 +99,7 @@ describe('Environment verdicts', () => {
     // The lens: the verdict, and an action beside it.
     const lenses = await waitFor('the verdict lens', 30_000, async () => {
       const found = await lensesOf(uri);
-      return found.some((l) => l.command?.title === result.summary) ? found : undefined;
+      return found.some((l) => l.command?.title === result.lensSummary) ? found : undefined;
     });
     const titles = lenses.filter((l) => l.range.start.line === 3).map((l) => l.command?.title);
     assert.ok(!titles.some((t) => /Cov|IR ✓|does not compile/.test(t ?? '')), `no metrics on the lens: ${titles.join(' | ')}`);

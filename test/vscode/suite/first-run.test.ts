@@ -64,16 +64,19 @@ describe('First run and plain words', () => {
     assert.ok(!scored.summary.includes('✓'), scored.summary);
     const lenses = await waitFor('the score lens', 30_000, async () => {
       const found = await lensesOf(editor.document.uri);
-      return found.some((l) => l.command?.title === scored.summary) ? found : undefined;
+      return found.some((l) => l.command?.title === scored.lensSummary) ? found : undefined;
     });
-    assert.strictEqual(lenses.find((l) => l.command?.title === scored.summary)!.range.start.line, STATUS_LINE - 1);
+    // The lens's short form (issue 30: it fits beside its actions); the plain words are its hover.
+    assert.match(scored.lensSummary ?? '', /^◌ smoke · \d+ %$/);
+    assert.strictEqual(lenses.find((l) => l.command?.title === scored.lensSummary)!.range.start.line, STATUS_LINE - 1);
     const provided = await providedLenses(api, editor.document);
-    const score = provided.find((l) => l.command?.title === scored.summary);
+    const score = provided.find((l) => l.command?.title === scored.lensSummary);
     assert.ok(score, `the provider's score lens; lenses: ${provided.map((l) => l.command?.title).join(' | ')}`);
     const tooltip = score.command?.tooltip ?? '';
     const covered = scored.coveredLines.length;
     const executable = scored.executableLines.length;
-    assert.match(tooltip, /^Smoke test only: the test has no assertions \(the offline baseline writes such tests when no model is set\)\./);
+    assert.ok(tooltip.startsWith(`${scored.summary}\n\n`), tooltip);
+    assert.match(tooltip, /\n\nSmoke test only: the test has no assertions \(the offline baseline writes such tests when no model is set\)\./);
     assert.ok(tooltip.includes(`% of the function's lines run: ${covered} of the ${executable} executable lines of Status ran during the test.`), tooltip);
     assert.match(tooltip, /\ncalls Status: the test calls Status itself/);
     // The function's own lens: its name and size in words, the size filter explained in the tooltip.
@@ -83,7 +86,7 @@ describe('First run and plain words', () => {
     const line = STATUS_LINE - 1;
     editor = await vscode.window.showTextDocument(editor.document, { preview: false });
     editor.revealRange(new vscode.Range(line, 0, line, 0), vscode.TextEditorRevealType.AtTop);
-    const receipt = await screenshot({ name: 'first-run-smoke-lens', waitForText: '◌ smoke test only' });
+    const receipt = await screenshot({ name: 'first-run-smoke-lens', waitForText: '◌ smoke' });
     assert.strictEqual(receipt.textFound, true, 'the workbench shows the smoke lens');
   });
 

@@ -110,7 +110,7 @@ describe('Improve, flaky marker and tests for my changes (baseline provider, loc
     editor.revealRange(new vscode.Range(RESTOCK_LINE - 1, 0, RESTOCK_LINE - 1, 0), vscode.TextEditorRevealType.AtTop);
     // The lens shows the suite's score (its text may run past the editor's right edge; the page holds it all).
     const lensText = (await lensAt(uri, RESTOCK_LINE, /suite of/)).command!.title;
-    assert.strictEqual(lensText, suite.summary);
+    assert.strictEqual(lensText, suite.lensSummary);
     const receipt = await screenshot({ name: 'improve-suite-lens', waitForText: `suite of ${suite.suite.tests} tests` });
     assert.strictEqual(receipt.textFound, true, `the workbench shows "${suite.summary}"`);
   });

@@ -129,7 +129,7 @@ describe('Keep a generated test', () => {
       return found.some((l) => l.command?.title === 'Accept test') ? found : undefined;
     });
     const titles = lenses.map((l) => l.command?.title ?? '');
-    const scoreAt = titles.findIndex((t) => t === generated.summary);
+    const scoreAt = titles.findIndex((t) => t === generated.lensSummary);
     assert.ok(scoreAt >= 0, `the score lens is there: ${titles.join(' | ')}`);
     assert.strictEqual(titles[scoreAt + 1], 'Accept test', 'right after the score');
     editor = await vscode.window.showTextDocument(editor.document, { preview: false });
