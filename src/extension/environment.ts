@@ -11,6 +11,7 @@ interface ScoredAt {
   startLine: number;
 }
 import { onDidScoreFunction } from './scoring';
+import { onDidWarmLanguage } from './warm-up';
 
 /** What "Check the environment" returns when the engine server is not running: why, and what to do. */
 export interface EngineNotRunning {
@@ -93,6 +94,14 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('xrepotest.executor') && recheck()),
     // A scoring the machine stopped may be the first the status bar hears of a language (a new file).
+    // A warm-up's verdict (or a language now ready) is as good as a scoring's.
+    onDidWarmLanguage.event((w) => {
+      scoredVerdicts[w.language] = w.environment;
+      if (!lastReport) return;
+      const view = statusOf(lastReport, scoredVerdicts);
+      status.text = view.text;
+      status.tooltip = view.tooltip;
+    }),
     onDidScoreFunction.event((r) => {
       onScored(r);
       if (r.environment) recheck();

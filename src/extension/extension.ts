@@ -16,6 +16,8 @@ import { registerScoring } from './scoring';
 import { apiKeyChoices } from './setting-choices';
 import { API_KEY_SECRETS, engineSettings } from './settings';
 import { registerTesting, type TestingApi } from './testing';
+import { registerTranscripts } from './transcript';
+import { registerWarmUp, type WarmUpApi } from './warm-up';
 
 let client: LanguageClient | undefined;
 
@@ -24,7 +26,7 @@ let client: LanguageClient | undefined;
  * Every command is registered before the server starts, so one that fails to start leaves them all
  * answering (with what failed and what to do), "Check the environment" included.
  */
-export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi }> {
+export async function activate(context: vscode.ExtensionContext): Promise<Engine & { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi; warmUp: WarmUpApi }> {
   const serverModule = context.asAbsolutePath(path.join('dist', 'server.js'));
   const serverOptions: ServerOptions = {
     run: { module: serverModule, transport: TransportKind.ipc },
@@ -65,7 +67,7 @@ async function withLensTooltips(
 }
 
 /** Every command, view and handler of the extension; none of them needs the server to be running yet. */
-function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi } {
+function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: TestingApi; bench: BenchTestApi; environment: EnvironmentApi; firstRun: FirstRunApi; lmTools: LmToolsTestApi; chat: ChatTestApi; warmUp: WarmUpApi } {
   const { client, log, context } = engine;
   context.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
@@ -100,9 +102,10 @@ function registerFeatures(engine: Engine): { annotator: AnnotatorApi; testing: T
   registerBridge(engine);
   const chat = registerChat(engine);
   const lmTools = registerLmTools(engine);
-  const annotator = registerAnnotator(engine);
+  const testing = registerTesting(engine);
+  const annotator = registerAnnotator(engine, registerTranscripts(engine, testing));
   const bench = registerBench(engine);
-  return { annotator, testing: registerTesting(engine), bench, environment, firstRun: registerFirstRun(engine), lmTools, chat };
+  return { annotator, testing, bench, environment, firstRun: registerFirstRun(engine), lmTools, chat, warmUp: registerWarmUp(engine) };
 }
 
 export async function deactivate(): Promise<void> {

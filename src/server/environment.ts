@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { URI } from 'vscode-uri';
-import { prepareEnvironment } from '../engine/execute/prepare-environment';
+import { prepareEnvironment, type BuildProgress } from '../engine/execute/prepare-environment';
 import { checkEnvironment, formatEnvironment, noEngineVerdict, type EnvironmentVerdict, type ExecutorKindName } from '../engine/environment';
 import { checkRepository, formatRepositoryCheck } from '../engine/doctor-repo';
 import { CHECK_ENVIRONMENT, CHECK_PROJECT, type CheckEnvironmentResult, type CheckProjectResult, type EngineSettings } from '../shared/protocol';
@@ -77,16 +77,8 @@ const readyPackages = new Set<string>();
  * verdict now, with no model call paid for; later scorings of the package go straight to the model.
  */
 export async function environmentBeforeModel(state: ServerState, focal: Focal, settings: EngineSettings, p: Progress): Promise<EnvironmentVerdict | null> {
-  const key = `${executorKind(settings.executor)}\0${focal.root}\0${focal.adapter.id}\0${path.dirname(focal.relPath)}`;
-  if (readyPackages.has(key)) return null;
-  const executor = await state.executor(settings.executor);
   let shown = 0;
-  const prepared = await prepareEnvironment(focal.task, focal.adapter.id, {
-    executor,
-    repoDir: focal.root,
-    signal: p.signal,
-    timeouts: editorTimeouts(settings),
-    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+  const prepared = await prepareFocal(state, focal, settings, p.signal, {
     onPhase: (phase) => reportRunnerPhase(p, 5, phase),
     onProgress: (b) => {
       // The lens is redrawn at most once a second however fast a build prints.
@@ -95,10 +87,37 @@ export async function environmentBeforeModel(state: ServerState, focal: Focal, s
       p.report(5, '', { kind: 'building', built: b.built, unit: b.unit });
     },
   });
-  p.signal.throwIfAborted();
+  return prepared.verdict;
+}
+
+/**
+ * The environment of a focal function's package prepared once per server life (the scoring's first
+ * step, and the background warm-up at a workspace's opening): its verdict, or null when ready, and
+ * whether this call ran the build. A second call while the first builds joins it (the warm entry is
+ * built once per key and process, warm-environment.ts).
+ */
+export async function prepareFocal(
+  state: ServerState,
+  focal: Focal,
+  settings: EngineSettings,
+  signal: AbortSignal,
+  observe: { onPhase?: (phase: string) => void; onProgress?: (b: BuildProgress) => void } = {},
+): Promise<{ verdict: EnvironmentVerdict | null; built: boolean }> {
+  const key = `${executorKind(settings.executor)}\0${focal.root}\0${focal.adapter.id}\0${path.dirname(focal.relPath)}`;
+  if (readyPackages.has(key)) return { verdict: null, built: false };
+  const executor = await state.executor(settings.executor);
+  const prepared = await prepareEnvironment(focal.task, focal.adapter.id, {
+    executor,
+    repoDir: focal.root,
+    signal,
+    timeouts: editorTimeouts(settings),
+    limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
+    ...observe,
+  });
+  signal.throwIfAborted();
   if (prepared.ready) {
     readyPackages.add(key);
-    return null;
+    return { verdict: null, built: prepared.built };
   }
-  return editorVerdict(prepared.problem, focal.adapter.id, executor.kind, focal.root);
+  return { verdict: editorVerdict(prepared.problem, focal.adapter.id, executor.kind, focal.root), built: false };
 }

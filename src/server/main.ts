@@ -23,6 +23,7 @@ import { ServerState } from './state';
 import { registerTesting } from './testing';
 import { registerImproving } from './improving';
 import { registerMutating } from './mutating';
+import { registerWarmUp } from './warm-workspace';
 import { registerChanges } from './changes';
 import { onClientNotification } from './wire';
 
@@ -65,6 +66,7 @@ registerAnnotator(state);
 registerTesting(state);
 registerImproving(state);
 registerMutating(state);
+registerWarmUp(state);
 registerChanges(state);
 registerBench(state);
 registerLmTools(state);

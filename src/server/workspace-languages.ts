@@ -4,7 +4,7 @@ import { adapterFor } from '../engine/languages';
 import { LANGUAGE_IDS, type LanguageId } from '../engine/parse/grammars';
 
 /** Folders no language's own sources live in (dependencies, build output, VCS). */
-const SKIPPED = new Set(['node_modules', 'vendor', 'target', 'dist', 'build', 'out', 'testdata']);
+export const SKIPPED = new Set(['node_modules', 'vendor', 'target', 'dist', 'build', 'out', 'testdata']);
 
 /**
  * The languages of the open workspace, found cheaply: a language's manifest at a folder's root

@@ -69,6 +69,8 @@ const USER_SETTINGS = {
   'security.workspace.trust.enabled': false,
   // Mutation testing adds a test run per mutant to every scoring; the tests that check it turn it on.
   'xrepotest.mutation.enabled': false,
+  // The background warm-up at opening would build the fixtures beside every test; the warm-up test starts it itself.
+  'xrepotest.warmUp.onOpen': false,
 };
 
 const MACHINE_SETTINGS = {
