@@ -161,4 +161,26 @@ describe('a slow first build of a real crate (local executor, real cargo)', func
     const finished = builtFirst.filter((d) => !new RegExp(`Compiling ${d} v`).test(secondBuild.output));
     assert.ok(finished.length > 0, `every crate the first try compiled was compiled again: ${builtFirst.join(', ')}`);
   });
+
+  it('a first build cancelled half-way is kept, not remembered as a failure: the next try continues it', async () => {
+    made = slowCrate(8, 1);
+    const task = await focalTask(made.repo);
+    const controller = new AbortController();
+    const built: string[] = [];
+    // Cancelled once two crates have started (as the status bar's Cancel does).
+    const first = prepareEnvironment(task, 'rust', {
+      executor,
+      repoDir: made.repo,
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (/Compiling (dep\d+)/.test(p.lastLine)) built.push(p.lastLine);
+        if (p.built >= 3) controller.abort(new Error('cancelled'));
+      },
+    });
+    await assert.rejects(first, /cancelled|abort/i);
+    const again = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    assert.equal(again.score.passed, true, again.score.reason ?? '');
+    const rebuilt = again.phases.find((p) => p.phase === 'warm-up')!;
+    assert.doesNotMatch(rebuilt.output, /Compiling dep00 v/, 'the first crate, built before the cancellation, was built again');
+  });
 });

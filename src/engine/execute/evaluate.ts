@@ -147,6 +147,9 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       opts.onPhase?.(cmd.phase);
       const r = await execute(cmd.phase === 'warm-up' && opts.onBuildOutput ? { ...cmd, onOutput: opts.onBuildOutput } : cmd);
       phases.push(r);
+      // A command cancelled half-way is no verdict on the project: a warm-up that was building stays an
+      // unfinished entry the next try continues (warm-environment.ts), never a remembered failure.
+      opts.signal?.throwIfAborted();
       return r;
     };
     const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed);
