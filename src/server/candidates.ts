@@ -249,7 +249,7 @@ export function scoreTooltip(r: Scored): string {
   if (r.passed && r.reruns) lines.push(`passed all ${r.reruns.runs} runs: after passing once it ran ${r.reruns.runs - 1} more times, each in a fresh copy, to rule out a flaky test ("xrepotest.reruns").`);
   if (r.mutation && !r.mutation.error)
     lines.push(
-      `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.`,
+      `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.${r.mutation.mutants > r.mutation.viable ? ` ${r.mutation.mutants - r.mutation.viable} more of the ${r.mutation.mutants} mutants made did not compile (a change the type checker or parser refuses): they say nothing about the test and are not counted.` : ''}`,
     );
   if (r.suite) {
     lines.push(

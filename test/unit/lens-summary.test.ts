@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { lensSummaryOf } from '../../src/server/lens-summary';
-import { summaryOf } from '../../src/server/candidates';
+import { scoreTooltip, summaryOf } from '../../src/server/candidates';
 
 const base = {
   functionName: 'Commaf',
@@ -31,6 +31,13 @@ describe('the score lens, short', () => {
     assert.equal(lensSummaryOf({ ...base, invoked: false, coveredLines: [] }), '✓ 1/1 · 0 % · no call to Commaf');
     assert.equal(lensSummaryOf({ ...base, mutation: { killed: 12, timedOut: 2, viable: 16, mutants: 18, score: 0.875 } }), '✓ 1/1 · 100 % · calls Commaf · 14/16 mutants');
     assert.equal(lensSummaryOf({ ...base, suite: { tests: 3, first: { covered: 2, executable: 4 }, rounds: [] } }), 'suite of 3 · ✓ 1/1 · 100 % · calls Commaf');
+  });
+
+  it('says in the hover why the mutants counted are fewer than the mutants made', () => {
+    const tip = scoreTooltip({ ...base, mutation: { killed: 12, timedOut: 2, viable: 16, mutants: 18, score: 0.875 } });
+    assert.match(tip, /16 small changes were made/);
+    assert.match(tip, /2 more of the 18 mutants made did not compile .*not counted/);
+    assert.doesNotMatch(scoreTooltip({ ...base, mutation: { killed: 1, timedOut: 0, viable: 2, mutants: 2, score: 0.5 } }), /did not compile/);
   });
 
   it('says what stopped a test that never ran, with nothing measured', () => {

@@ -29,6 +29,11 @@ export interface ScreenshotReceipt {
   file: string;
   /** Whether `waitForText` appeared in the workbench (null when none was asked for). */
   textFound: boolean | null;
+  /**
+   * Whether the text, where it sits inside an editor (a code lens), ends within that editor's visible
+   * width, not cut off at its right edge (null when not asked, not found, or not in an editor).
+   */
+  fitsEditor?: boolean | null;
 }
 
 /** A log line `<prefix><json InputRequest>`: the runner types into the workbench, as a user would. */

@@ -250,11 +250,26 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
       .waitFor({ state: 'visible', timeout: TEXT_WAIT_MS })
       .then(() => true, () => false);
   }
+  // Where the text sits in an editor (a lens line), whether its end is inside the editor's visible width.
+  const fitsEditor =
+    textFound && request.waitForText
+      ? await page
+          .getByText(request.waitForText)
+          .first()
+          .evaluate((el) => {
+            const editor = el.closest('.monaco-editor');
+            if (!editor) return null;
+            const mine = el.getBoundingClientRect();
+            const box = editor.getBoundingClientRect();
+            return mine.right <= box.right && mine.left >= box.left;
+          })
+          .catch(() => null)
+      : null;
   const file = path.join(dir, `${name}.png`);
   // Written aside and renamed, so the suite never sees half a picture or a receipt before it.
   await page.screenshot({ path: `${file}.part`, type: 'png' });
   fs.renameSync(`${file}.part`, file);
-  const receipt: ScreenshotReceipt = { name, file, textFound };
+  const receipt: ScreenshotReceipt = { name, file, textFound, fitsEditor };
   writeReceipt(dir, name, receipt);
   process.stdout.write(`screenshot: ${file}${textFound === false ? ` (text not shown: ${request.waitForText})` : ''}\n`);
 }

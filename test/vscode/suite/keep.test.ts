@@ -132,10 +132,16 @@ describe('Keep a generated test', () => {
     const scoreAt = titles.findIndex((t) => t === generated.lensSummary);
     assert.ok(scoreAt >= 0, `the score lens is there: ${titles.join(' | ')}`);
     assert.strictEqual(titles[scoreAt + 1], 'Accept test', 'right after the score');
+    // As a new user sees it (issue 30): 1400 px wide, the side bar open; the actions must not run off the editor's right edge.
+    await vscode.commands.executeCommand('workbench.view.explorer');
     editor = await vscode.window.showTextDocument(editor.document, { preview: false });
     editor.revealRange(new vscode.Range(STATUS_LINE - 1, 0, STATUS_LINE - 1, 0), vscode.TextEditorRevealType.AtTop);
     const receipt = await screenshot({ name: 'keep-accept-lens', waitForText: 'Accept test' });
     assert.strictEqual(receipt.textFound, true, 'the workbench shows the Accept test lens');
+    assert.strictEqual(receipt.fitsEditor, true, `"Accept test" runs past the editor's right edge: ${titles.join(' | ')}`);
+    const last = titles[titles.length - 1];
+    const lastShot = await screenshot({ name: 'keep-lens-last-action', waitForText: last });
+    assert.strictEqual(lastShot.fitsEditor, true, `the lens's last action "${last}" runs past the editor's right edge`);
   });
 
   it('"Accept test" on the lens writes the scored test as item_status_test.go next to item.go', async function () {
