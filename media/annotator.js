@@ -170,7 +170,7 @@
       el('p', { className: 'dim', text: `${r.filePath} · ${r.language} · test ${r.sample + 1}${r.round > 0 ? ` (repair ${r.round})` : ''}${r.model ? ` · ${r.model}` : ''}` }),
       r.reason ? el('p', { className: 'why', text: r.reason }) : null,
       el('p', { text: r.executable ? `Coverage: ${r.covered} of ${r.executable} executable lines of the function (${r.coverage}%)` : 'Coverage: none measured' }),
-      el('div', { className: 'actions' }, open('function', 'Open function'), open('test', 'Open test'), open('logs', 'Open logs'), open('coverage', 'Show coverage')),
+      el('div', { className: 'actions' }, open('function', 'Open function'), open('test', 'Open test'), open('logs', 'Open logs'), open('transcript', 'Open transcript'), open('coverage', 'Show coverage')),
       el('h3', { text: 'Annotation' }),
       el('label', { for: 'label', className: 'field' }, el('span', { text: 'Label' }), label),
       el('label', { for: 'note', className: 'field' }, el('span', { text: 'Note' }), note),

@@ -10,6 +10,8 @@ import {
   ANNOTATOR_RESULT,
   ANNOTATOR_ROWS,
   ANNOTATOR_SAVE,
+  ANNOTATOR_TRANSCRIPT,
+  type AnnotatorTranscript,
   type ExportResult,
   type HostMessage,
   type OpenWhat,
@@ -22,6 +24,9 @@ import {
 import type { Engine } from './engine';
 import { editorLanguageOf, editorLanguages } from './languages';
 import { findRunFolders, runPickItem } from './run-picker-model';
+import { writtenBy } from './testing-model';
+import type { Transcripts } from './transcript';
+import { verdictOf, type TranscriptSource } from './transcript-model';
 
 /** What the extension's tests see of the annotator (returned by activate as `annotator`). */
 export interface AnnotatorApi {
@@ -162,6 +167,7 @@ class AnnotatorPanel {
     private readonly onOpened: (o: { what: OpenWhat; uri: string; languageId: string }) => void,
     private readonly onExported: (e: ExportResult) => void,
     private readonly decorations: ReturnType<typeof coverageDecorations>,
+    private readonly transcripts: Transcripts,
   ) {
     panel.webview.onDidReceiveMessage((m: ViewMessage) => void this.receive(m).catch((e: unknown) => this.fail(e)));
   }
@@ -287,7 +293,15 @@ class AnnotatorPanel {
   private async open(key: string, what: OpenWhat): Promise<void> {
     const r = await this.engine.request(ANNOTATOR_RESULT, { runDir: this.runDir, key });
     let editor: vscode.TextEditor;
-    if (what === 'function' || what === 'coverage') {
+    if (what === 'transcript') {
+      const t = await this.engine.request(ANNOTATOR_TRANSCRIPT, { runDir: this.runDir, key });
+      const where = t.root ? await this.engine.request(ANNOTATOR_LOCATE, { runDir: this.runDir, key }) : undefined;
+      const focal = where?.kind === 'checkout' ? where.file : undefined;
+      editor = await this.transcripts.show(transcriptOfRecord(r, t, focal), { bases: [...(focal ? [path.dirname(focal)] : []), ...(t.root ? [t.root] : [])] }, {
+        viewColumn: this.besideColumn(),
+        title: `${r.function_name} · test ${r.xrt.sample + 1}${r.xrt.round > 0 ? ` (repair ${r.xrt.round})` : ''}`,
+      });
+    } else if (what === 'function' || what === 'coverage') {
       const doc = await this.focalDocument(key, r);
       const c = r.function_component;
       const range = new vscode.Range(c.start_line - 1, 0, c.end_line - 1, doc.lineAt(Math.min(c.end_line, doc.lineCount) - 1).text.length);
@@ -313,6 +327,32 @@ class AnnotatorPanel {
   }
 }
 
+/** A stored result's transcript: its phases as the server cut them from the log, the focal file in its checkout where it is known. */
+function transcriptOfRecord(r: ResultResult, t: AnnotatorTranscript, focalFile: string | undefined): TranscriptSource {
+  const x = r.xrt;
+  const check = r.checks[0];
+  const stats = r.coverage_stats[0];
+  const passed = !!check?.tests;
+  const summary = [
+    ...(x.failure_label ? [x.failure_label] : []),
+    stats?.total_lines ? `${stats.covered_lines} of ${stats.total_lines} lines of the function run` : 'no coverage measured',
+    check?.invocation ? `calls ${r.function_name}` : `does not call ${r.function_name}`,
+  ].join(' · ');
+  return {
+    functionName: r.function_name,
+    file: focalFile ? vscode.workspace.asRelativePath(focalFile, false) : r.file_path,
+    line: r.function_component.start_line,
+    test: `test ${x.sample + 1}${x.round > 0 ? ` (repair ${x.round})` : ''} · ${writtenBy({ provider: x.provider ?? 'unknown', model: x.model ?? '', sample: x.sample, round: x.round })}${x.harness === 'release' ? " · scored by the release's harness" : ''}`,
+    executor: t.executor,
+    verdict: verdictOf({ compiled: !!check?.compilation, passed, failureCategory: x.failure_category }),
+    summary,
+    why: x.reason,
+    error: x.error,
+    phases: t.phases,
+    log: t.log,
+  };
+}
+
 /** The logs as an annotator reads them: why it failed first, then the test report, then the raw output. */
 function logText(r: ResultResult): string {
   const x = r.xrt;
@@ -330,7 +370,7 @@ function logText(r: ResultResult): string {
 }
 
 /** The "Open the annotator" command and its webview; the returned API is for the extension's tests. */
-export function registerAnnotator(engine: Engine): AnnotatorApi {
+export function registerAnnotator(engine: Engine, transcripts: Transcripts): AnnotatorApi {
   const { context, client } = engine;
   const media = vscode.Uri.joinPath(context.extensionUri, 'media');
   const rowsBySession = new Map<string, (rows: ResultRow[]) => void>();
@@ -364,7 +404,7 @@ export function registerAnnotator(engine: Engine): AnnotatorApi {
           localResourceRoots: [media],
         });
         panel.webview.html = html(panel.webview, media);
-        const opened = new AnnotatorPanel(panel, runDir, engine, (o) => (lastOpened = o), (e) => (lastExport = e), decorations);
+        const opened = new AnnotatorPanel(panel, runDir, engine, (o) => (lastOpened = o), (e) => (lastExport = e), decorations, transcripts);
         panel.onDidDispose(() => {
           if (current === opened) current = undefined;
         });

@@ -5,7 +5,11 @@ import { focalSourceIn, readCheckouts, rememberCheckout } from '../engine/store/
 import { repositoryLabelOf } from '../engine/tasks/task-path';
 import { readResultAt, scanResultRows, type ResultAt } from '../engine/store/result-rows';
 import { annotatedSourceOf, readReleaseResultAt, releaseLineRows, resultsOf, type ReleaseResultView } from '../engine/store/release-result-rows';
-import type { ResultRecord } from '../engine/store/results';
+import { phaseLogsOf, type ResultRecord } from '../engine/store/results';
+import { mapSandboxPaths } from '../engine/execute/sandbox-paths';
+import { adapterFor, parseLanguageId } from '../engine/languages';
+import { tailOf } from './candidate-mapping';
+import { candidatePhaseOf, PHASE_LOG_CHARS } from './candidates';
 import {
   ANNOTATOR_EXPORT,
   ANNOTATOR_LOCATE,
@@ -14,6 +18,8 @@ import {
   ANNOTATOR_RESULT,
   ANNOTATOR_ROWS,
   ANNOTATOR_SAVE,
+  ANNOTATOR_TRANSCRIPT,
+  type AnnotatorTranscript,
   type ExportParams,
   type ExportResult,
   type LocateResult,
@@ -80,14 +86,35 @@ export function registerAnnotator({ connection }: ServerState): void {
     return 'harness' in r.xrt ? wireReleaseResult(r as ReleaseResultView) : wireResultRecord(r as ResultRecord);
   });
 
-  onClientRequest(connection, ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
-    const r = recordOf(p.runDir, p.key);
+  /** The result's checkout: remembered in the run folder's checkouts.json, or where the task was extracted. */
+  const checkoutOf = (runDir: string, r: ResultRecord | ReleaseResultView): { repository: string; checkout: string | undefined } => {
     const repository = repositoryLabelOf(r);
-    const mapped = readCheckouts(p.runDir)[repository];
+    const mapped = readCheckouts(runDir)[repository];
     // Where the task was extracted: ours only (the release's rows name no checkout).
     const extracted = 'repository' in r ? r.repository?.path : undefined;
-    const checkout = [mapped, extracted].find((d) => d && fs.existsSync(d) && fs.statSync(d).isDirectory());
+    return { repository, checkout: [mapped, extracted].find((d) => d && fs.existsSync(d) && fs.statSync(d).isDirectory()) };
+  };
+
+  onClientRequest(connection, ANNOTATOR_LOCATE, (p: ResultParams): LocateResult => {
+    const r = recordOf(p.runDir, p.key);
+    const { repository, checkout } = checkoutOf(p.runDir, r);
     return checkout ? wireFocalSource(focalSourceIn(checkout, r)) : { kind: 'ask', repository };
+  });
+
+  onClientRequest(connection, ANNOTATOR_TRANSCRIPT, (p: ResultParams): AnnotatorTranscript => {
+    const r = recordOf(p.runDir, p.key);
+    const root = checkoutOf(p.runDir, r).checkout ?? null;
+    const language = parseLanguageId(r.xrt.language);
+    const adapter = language ? adapterFor(language) : undefined;
+    const ours = 'harness' in r.xrt ? null : (r as ResultRecord);
+    const phases = ours ? phaseLogsOf(ours) : null;
+    const executor = ours?.xrt.executor ? { kind: ours.xrt.executor.kind, engine: ours.xrt.executor.engine } : null;
+    if (!phases) {
+      const log = r.logs[0] ?? '';
+      return { phases: [], log: tailOf(root ? mapSandboxPaths(log, root) : log, PHASE_LOG_CHARS), executor, root };
+    }
+    const asRun = phases.map((x) => ({ ...x, exitCode: x.exit_code, timedOut: x.timed_out, outputTruncated: x.output_truncated, durationMs: x.duration_ms }));
+    return { phases: asRun.map((x) => candidatePhaseOf(x, root, adapter)), log: null, executor, root };
   });
 
   onClientRequest(connection, ANNOTATOR_REMEMBER_CHECKOUT, (p: RememberCheckoutParams): void => {

@@ -18,9 +18,9 @@ import type { EnvironmentVerdict } from '../engine/environment';
 import { adapterForPath, type LanguageAdapter } from '../engine/languages';
 import { hasAssertions } from '../engine/score/assertions';
 import type { TaskRecord } from '../engine/tasks/record';
-import type { Executor } from '../engine/execute/types';
+import type { Executor, PhaseName, PhaseResult } from '../engine/execute/types';
 import type { EngineSettings } from '../shared/protocol';
-import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type ScoreFunctionResult } from '../shared/scoring-protocol';
+import { SCORING_BUSY_CODE, SCORING_PHASE, type CandidateCase, type CandidatePhase, type ScoreFunctionResult } from '../shared/scoring-protocol';
 import { lineOfTest, locateInTest, tailOf, workspacePathOf } from './candidate-mapping';
 import { busyMessage, phaseText, runnerPhase, scoringsInFlight, type InFlightScoring, type ScoringPhase } from './scoring-progress';
 import type { ServerState } from './state';
@@ -28,7 +28,7 @@ import { editorVerdict } from './verdict-actions';
 import { editorTimeouts } from './limits';
 
 /** Enough of each phase's log to find the error; the whole log can be megabytes. */
-const PHASE_LOG_CHARS = 20_000;
+export const PHASE_LOG_CHARS = 20_000;
 
 export interface Focal {
   uri: string;
@@ -347,15 +347,33 @@ export function resultOf(focal: Focal, testCode: string, by: Authorship, e: Eval
     cases,
     compileError,
     placement,
-    phases: e.phases.map((p) => ({
-      phase: p.phase,
-      exitCode: p.exitCode,
-      timedOut: p.timedOut,
-      durationMs: p.durationMs,
-      output: map(tailOf(p.output, PHASE_LOG_CHARS)),
-      // Decoded before the tail is cut, so the tail is of the text a person reads.
-      text: map(tailOf(focal.adapter.toolchain.displayText?.(p.phase, p.output) ?? p.output, PHASE_LOG_CHARS)),
-    })),
+    executor: { kind: e.executor.kind, engine: e.executor.engine },
+    phases: e.phases.map((p) => candidatePhaseOf(p, root, focal.adapter)),
+  };
+}
+
+/**
+ * A phase as the editor shows it (Test Results, the transcript): its command and output with sandbox
+ * paths mapped to `root` (where known), the output's tail kept, and the text a person reads.
+ */
+export function candidatePhaseOf(
+  p: Pick<PhaseResult, 'argv' | 'exitCode' | 'signal' | 'timedOut' | 'stalled' | 'outputTruncated' | 'durationMs' | 'output'> & { phase: string },
+  root: string | null,
+  adapter: Pick<LanguageAdapter, 'toolchain'> | undefined,
+): CandidatePhase {
+  const map = (text: string): string => (root ? mapSandboxPaths(text, root) : text);
+  return {
+    phase: p.phase,
+    argv: p.argv.map(map),
+    exitCode: p.exitCode,
+    signal: p.signal,
+    timedOut: p.timedOut,
+    ...(p.stalled ? { stalled: true } : {}),
+    outputTruncated: p.outputTruncated,
+    durationMs: p.durationMs,
+    output: map(tailOf(p.output, PHASE_LOG_CHARS)),
+    // Decoded before the tail is cut, so the tail is of the text a person reads.
+    text: map(tailOf(adapter?.toolchain.displayText?.(p.phase as PhaseName, p.output) ?? p.output, PHASE_LOG_CHARS)),
   };
 }
 

@@ -4,6 +4,7 @@
  * and the webview (media/annotator.js mirrors them).
  */
 import type { JSONSchemaType } from 'ajv';
+import type { CandidatePhase } from './scoring-protocol';
 import { ClientRequest, optional, ServerNotification, str } from './wire';
 import {
   WIRE_ANNOTATION_LABELS,
@@ -49,6 +50,22 @@ export interface ResultParams {
 export type ResultResult = WireResultRecord;
 const RESULT_PARAMS_SCHEMA: JSONSchemaType<ResultParams> = { type: 'object', required: ['runDir', 'key'], properties: { runDir: str, key: str } };
 export const ANNOTATOR_RESULT = new ClientRequest<ResultParams, ResultResult>('xrepotest/annotator/result', RESULT_PARAMS_SCHEMA);
+
+/**
+ * "Open transcript": a result's phases, each with its command, exit, duration and its part of the log
+ * (sandbox paths mapped to the checkout where it is known, each output's tail kept), for the transcript
+ * the extension shows (src/extension/transcript-model.ts).
+ */
+export interface AnnotatorTranscript {
+  /** Empty when the log cannot be cut into phases (the release's rows record none): `log` holds it whole. */
+  phases: CandidatePhase[];
+  /** The whole log (its tail), when `phases` is empty. */
+  log: string | null;
+  executor: { kind: string; engine: string } | null;
+  /** The checkout the paths were mapped to; null when none is known (paths stay as the run printed them). */
+  root: string | null;
+}
+export const ANNOTATOR_TRANSCRIPT = new ClientRequest<ResultParams, AnnotatorTranscript>('xrepotest/annotator/transcript', RESULT_PARAMS_SCHEMA);
 
 /** Where a result's focal file is: the checkout, the task's own copy, or the repository to ask the user for. */
 export type LocateResult = WireFocalSource | { kind: 'ask'; repository: string };
@@ -97,7 +114,7 @@ export const ANNOTATOR_EXPORT = new ClientRequest<ExportParams, ExportResult>('x
   properties: { runDir: str, out: optional(str) },
 });
 
-export type OpenWhat = 'function' | 'test' | 'logs' | 'coverage';
+export type OpenWhat = 'function' | 'test' | 'logs' | 'coverage' | 'transcript';
 export type Filters = Partial<Record<'language' | 'repository' | 'outcome' | 'category', string>>;
 
 /** Extension → webview. */

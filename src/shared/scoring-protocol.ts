@@ -70,6 +70,8 @@ export interface ScoreFunctionResult {
   placement: CandidatePlacement | null;
   /** The phases' logs (sandbox paths mapped back to the workspace, tails kept). */
   phases: CandidatePhase[];
+  /** Where it ran: the executor's kind (`local`, `docker`) and engine (`bubblewrap 0.8.0`, `podman 4.3.1 …`); absent when nothing ran. */
+  executor?: { kind: string; engine: string };
 }
 
 /** What "Improve" did: the tests it kept, every round's verdict, and the first test's coverage to compare with. */
@@ -134,8 +136,17 @@ export interface CandidatePlacement {
 
 export interface CandidatePhase {
   phase: string;
+  /** The command as it ran (sandbox paths mapped back to the workspace). */
+  argv: string[];
   exitCode: number | null;
+  /** The signal that ended it (`SIGKILL`), when one did. */
+  signal: string | null;
+  /** Ended by a limit: its wall time or, with `stalled`, its silence. */
   timedOut: boolean;
+  /** Ended because it printed nothing for the build's silence limit. */
+  stalled?: boolean;
+  /** The executor recorded only part of what it printed (its output cap); the tail below may be cut further. */
+  outputTruncated: boolean;
   durationMs: number;
   /** The runner's raw output (its tail), as recorded. */
   output: string;

@@ -98,11 +98,47 @@ export interface SuiteRecord {
   rounds: ImprovementRound[];
 }
 
+type LoggedPhase = Pick<ResultRecord['xrt']['phases'][number], 'phase' | 'argv' | 'signal'> & { exitCode: number | null; timedOut: boolean; durationMs: number };
+
+/** The two lines that open a phase in a record's log (`$ go test …` / `# test: exit 1 in 412 ms`): written by toResultRecord, found by phaseLogsOf. */
+function phaseLogHead(p: LoggedPhase): string {
+  return `$ ${p.argv.join(' ')}\n# ${p.phase}: exit ${p.exitCode ?? (p.timedOut ? 'timeout' : p.signal ?? 'killed')} in ${p.durationMs} ms\n`;
+}
+
+/** One phase of a stored result: what `xrt.phases` records of it, and its part of the log. */
+export type PhaseLog = ResultRecord['xrt']['phases'][number] & { output: string };
+
+/**
+ * A stored result's log cut into its phases (the log is one text, `logs[0]`, in the release's shape;
+ * `xrt.phases` says which phases it holds). Null when the log cannot be cut along them: a record
+ * without phases (the release's own rows), or a log whose heads redaction changed.
+ */
+export function phaseLogsOf(r: Pick<ResultRecord, 'logs'> & { xrt: { phases?: ResultRecord['xrt']['phases']; error?: string | null } }): PhaseLog[] | null {
+  const phases = r.xrt.phases;
+  const log = r.logs[0];
+  if (!phases?.length || log === undefined) return null;
+  const heads = phases.map((p) => phaseLogHead({ ...p, exitCode: p.exit_code, timedOut: p.timed_out, durationMs: p.duration_ms }));
+  const starts: number[] = [];
+  let from = 0;
+  for (const head of heads) {
+    const at = log.indexOf(head, from);
+    if (at < 0) return null;
+    starts.push(at);
+    from = at + head.length;
+  }
+  return phases.map((p, i) => {
+    const start = starts[i] + heads[i].length;
+    // Phases are joined by one newline: the next head's start, less that newline, ends this one's output.
+    const end = i + 1 < starts.length ? starts[i + 1] - 1 : log.length;
+    return { ...p, output: log.slice(start, Math.max(start, end)) };
+  });
+}
+
 const UNKNOWN_ORIGIN: GenerationOrigin = { round: 0, mode: null, provider: null, model: null, baseline: false };
 
 export function toResultRecord(task: TaskRecord, testCode: string, sample: number, e: Evaluation, origin: GenerationOrigin = UNKNOWN_ORIGIN): ResultRecord {
   const s = e.score;
-  const log = e.phases.map((p) => `$ ${p.argv.join(' ')}\n# ${p.phase}: exit ${p.exitCode ?? (p.timedOut ? 'timeout' : p.signal ?? 'killed')} in ${p.durationMs} ms\n${p.output}`).join('\n');
+  const log = e.phases.map((p) => `${phaseLogHead(p)}${p.output}`).join('\n');
   return {
     ...task,
     test: [testCode],

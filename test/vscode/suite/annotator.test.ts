@@ -120,7 +120,7 @@ describe('Annotator view', function () {
     await rendered('all again', (r) => Object.keys(r.filters).length === 0);
   });
 
-  it("opens a result's focal function, test, logs and coverage", async () => {
+  it("opens a result's focal function, test, logs, transcript and coverage", async () => {
     const status = byName('Status');
     const key = api.lastRendered()!.shown.find((s) => s.functionName === 'Status')!.key;
     await api.post({ type: 'select', key });
@@ -146,8 +146,26 @@ describe('Annotator view', function () {
     assert.ok(logs.document.getText().includes(`# why: ${status.xrt.reason}`), logs.document.getText().slice(0, 400));
     assert.match(logs.document.getText(), /failed +TestStatusEmpty/);
 
+    await press('[data-action=open-transcript]');
+    const transcript = await opened('transcript', logs.document.uri.toString());
+    assert.strictEqual(transcript.document.uri.scheme, 'xrepotest-transcript');
+    assert.strictEqual(transcript.document.languageId, 'xrepotest-transcript');
+    const text = transcript.document.getText();
+    assert.strictEqual(text.split('\n')[0], `XRepoTest transcript · Status · item.go:${status.function_component.start_line}`, 'the focal file in the checkout, relative to the workspace');
+    assert.match(text, /^ {2}verdict: +failed · /m);
+    assert.ok(text.includes(`  why:      ${status.xrt.reason!.split('\n')[0]}`), text.slice(0, 600));
+    // The phases the run recorded, cut from the stored log: the test phase with its command and exit, and the runner's text (go test -json decoded).
+    assert.match(text, /^── compile · go test -c .* · exit 0 · [0-9.]+ (ms|s) ──$/m);
+    assert.match(text, /^── test · .* · exit 1 · [0-9.]+ (ms|s) ──$/m);
+    assert.match(text, /--- FAIL: TestStatusEmpty/);
+    assert.doesNotMatch(text, /xrt-sandbox-/, 'sandbox paths are mapped to the checkout');
+    const links = (await vscode.commands.executeCommand<vscode.DocumentLink[]>('vscode.executeLinkProvider', transcript.document.uri)) ?? [];
+    const title = links.find((l) => l.range.start.line === 0);
+    assert.strictEqual(title?.target?.fsPath, path.join(workspaceRoot(), 'item.go'));
+    assert.strictEqual(title?.target?.fragment, `L${status.function_component.start_line}`);
+
     await press('[data-action=open-coverage]');
-    const coverage = await opened('coverage', logs.document.uri.toString());
+    const coverage = await opened('coverage', transcript.document.uri.toString());
     assert.strictEqual(coverage.document.uri.fsPath, path.join(workspaceRoot(), 'item.go'));
   });
 

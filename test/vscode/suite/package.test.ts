@@ -31,7 +31,7 @@ describe('the packaged extension', () => {
 
     // What the extension needs at run time came along, and the sources did not.
     const root = path.join(extensions, `${EXTENSION_ID}-${version}`);
-    for (const file of ['package.json', 'dist/extension.js', 'dist/server.js', 'dist/tree-sitter.wasm', 'grammars/go.wasm.gz', 'grammars/rust.wasm.gz', 'dist/example/tasks.jsonl', 'dist/example/manifest.json', 'dist/example/repos/inventory-go/item.go']) {
+    for (const file of ['package.json', 'dist/extension.js', 'dist/server.js', 'dist/tree-sitter.wasm', 'grammars/go.wasm.gz', 'grammars/rust.wasm.gz', 'syntaxes/xrepotest-transcript.tmLanguage.json', 'dist/example/tasks.jsonl', 'dist/example/manifest.json', 'dist/example/repos/inventory-go/item.go']) {
       assert.ok(fs.existsSync(path.join(root, file)), `${file} is in the installed extension`);
     }
     for (const dir of ['src', 'test', 'node_modules', '.vscode-test']) {
