@@ -8,6 +8,7 @@ import { runNativeSteps } from '../../src/engine/languages/native-steps';
 import { FIXTURE_OF, fixtureTask, generatedTest, TOOLS_OF, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
+import { FOCAL_RS, focalTask, makeCrate, passingTest } from '../helpers/rust-crates';
 
 /*
  * The adapters' `native` parts (the benchmark's reference: the language's own test command with
@@ -91,4 +92,25 @@ describe('native test commands (the benchmark reference)', function () {
       });
     });
   }
+
+  it('rust: a focal function behind a Cargo feature is built with it, so the native command times a run of the test, not of 0 tests', async function () {
+    if (!hasTool('cargo')) skipBecause(this, 'no cargo');
+    const made = makeCrate('gated_native', '[features]\nextra = []\n', { 'src/lib.rs': `#[cfg(feature = "extra")]\n${FOCAL_RS}` });
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-native-out-'));
+    try {
+      const task = await focalTask(made.repo);
+      const focalFile = path.join(made.repo, 'src', 'lib.rs');
+      const run = await adapterFor('rust').native.prepare({ projectRoot: made.repo, focalFile, task, testCode: passingTest(), outDir });
+      const plain = await runNativeSteps(run.plain);
+      assert.ok(plain.ok, plain.ok ? '' : plain.failed.output);
+      assert.match(plain.stdout.join('\n'), /test result: ok\. 1 passed/, 'the test ran (built with --features=extra)');
+      const covered = await runNativeSteps(run.withCoverage);
+      assert.ok(covered.ok, covered.ok ? '' : covered.failed.output);
+      assert.match(covered.stdout[covered.stdout.length - 1], /SF:.*lib\.rs/, 'coverage of the focal file');
+      run.restore();
+    } finally {
+      fs.rmSync(made.parent, { recursive: true, force: true });
+      fs.rmSync(outDir, { recursive: true, force: true });
+    }
+  });
 });

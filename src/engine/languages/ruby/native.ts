@@ -5,10 +5,17 @@ import type { NativeTestCommand } from '../execution-types';
 import { BUNDLE } from './bundle';
 
 /**
- * Ruby's own Coverage started before anything loads (RUBYOPT), writing the focal file's line counts
- * at exit: the leanest line coverage a person adds to an `rspec` run (SimpleCov does this and more).
+ * Ruby's own Coverage, writing the focal file's line counts at exit: the leanest line coverage a person
+ * adds to an `rspec` run. Started where a SimpleCov setup starts it — once Bundler (\`bundle exec\`
+ * loads it first) and RSpec have loaded, before the spec helper loads the project — not before anything
+ * loads, which would count RSpec loading too, as no person's setup does. RUBYOPT, not a line in the
+ * spec file: a project's \`.rspec\` often requires its spec helper before any spec file.
  */
-const COVERAGE_START = `require 'coverage'
+const COVERAGE_START = `begin
+  require 'rspec/core'
+rescue LoadError
+end
+require 'coverage'
 Coverage.start(lines: true)
 at_exit do
   focal = File.expand_path(ENV.fetch('XRT_NATIVE_FOCAL'))

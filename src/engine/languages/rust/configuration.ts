@@ -31,7 +31,7 @@ function has(o: object, key: string): boolean {
  * (nothing else reaches cargo's command line); a task without them (the published release) gets
  * the features its gates need, read from the copy.
  */
-export async function focalConfiguration(ctx: RunContext, tree: Node): Promise<FocalConfiguration> {
+export async function focalConfiguration(ctx: Pick<RunContext, 'task'> & { sandbox: Pick<RunContext['sandbox'], 'dir' | 'focalRelPath'> }, tree: Node): Promise<FocalConfiguration> {
   const crate = await inheritedGates(ctx.sandbox.dir, ctx.sandbox.focalRelPath);
   const item = itemGatesAt(tree, ctx.task.function_component.start_line) ?? [];
   const gates: Gate[] = [...crate.gates, ...item];

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseWithDeadline } from '../../parse/parse';
 import type { NativeTestCommand } from '../execution-types';
-import { insertionOffset } from './configuration';
+import { focalConfiguration, insertionOffset } from './configuration';
 import { testExecutables, unwrapTestModule } from './toolchain';
 
 const MODULE = 'xrepotest_native';
@@ -34,10 +34,15 @@ export const rustNative: NativeTestCommand = {
     const body = await unwrapTestModule(testCode);
     const module = `\n\n#[cfg(test)]\nmod ${MODULE} {\n${body.replace(/^\n+|\s+$/g, '')}\n}\n`;
     let at = original.length;
+    // The features the focal code's cfg gates need, as a scored run builds with (configuration.ts): a
+    // focal function behind a feature is otherwise not compiled, and the command times a run of 0 tests.
+    let features: string[] = [];
     const parsed = await parseWithDeadline('rust', original, 10_000);
     if ('tree' in parsed) {
       try {
         at = insertionOffset(parsed.tree.rootNode, original.length, task.function_component.start_line);
+        const crate = { dir: projectRoot, focalRelPath: path.relative(projectRoot, focalFile).split(path.sep).join('/') };
+        features = (await focalConfiguration({ task, sandbox: crate }, parsed.tree.rootNode)).args;
       } finally {
         parsed.tree.delete();
       }
@@ -62,7 +67,7 @@ export const rustNative: NativeTestCommand = {
           fs.rmSync(prof, { recursive: true, force: true });
           fs.mkdirSync(prof, { recursive: true });
           // One cargo run builds and runs; its JSON lines name the test executables llvm-cov reads.
-          return { argv: ['cargo', 'test', '--offline', '--message-format=json-render-diagnostics', filter], cwd: projectRoot, env: covEnv };
+          return { argv: ['cargo', 'test', '--offline', ...features, '--message-format=json-render-diagnostics', filter], cwd: projectRoot, env: covEnv };
         },
         { argv: ['sh', '-c', 'exec "$0" merge -sparse "$1"/*.profraw -o "$2"', profdata, prof, merged], cwd: projectRoot },
         ([cargoOut]) => {
@@ -70,13 +75,13 @@ export const rustNative: NativeTestCommand = {
           return { argv: [cov, 'export', '-format=lcov', `-instr-profile=${merged}`, ...objects, focalFile], cwd: projectRoot };
         },
       ],
-      plain: [{ argv: ['cargo', 'test', '--offline', filter], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } }],
+      plain: [{ argv: ['cargo', 'test', '--offline', ...features, filter], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } }],
       restore: () => fs.writeFileSync(focalFile, original),
       // Both target folders built from the code without the test: the next run compiles what a new
       // test changes, not a comment's difference from the same test compiled a moment ago.
       settle: [
-        { argv: ['cargo', 'test', '--no-run', '--offline'], cwd: projectRoot, env: { ...covEnv, LLVM_PROFILE_FILE: path.join(outDir, 'settle-%p-%m.profraw') } },
-        { argv: ['cargo', 'test', '--no-run', '--offline'], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } },
+        { argv: ['cargo', 'test', '--no-run', '--offline', ...features], cwd: projectRoot, env: { ...covEnv, LLVM_PROFILE_FILE: path.join(outDir, 'settle-%p-%m.profraw') } },
+        { argv: ['cargo', 'test', '--no-run', '--offline', ...features], cwd: projectRoot, env: { CARGO_TERM_COLOR: 'never' } },
       ],
     };
   },
