@@ -23,6 +23,22 @@ export interface RunFolderInfo {
   editor: boolean;
 }
 
+/** What the picker reads of a result row. */
+interface PickedRow {
+  id?: string;
+  task_id?: string | number;
+  xrt?: { language?: string; provider?: string; model?: string; mode?: string; baseline?: boolean; sample?: number; round?: number };
+}
+
+/**
+ * A row's slot: the same key as the engine's report/dedupe.ts `slotKey` (the extension cannot import
+ * the engine; test/unit/run-picker.test.ts checks both count the same rows).
+ */
+function slotOf(task: string, r: PickedRow): string {
+  const x = r.xrt ?? {};
+  return JSON.stringify([task, x.provider ?? null, x.model ?? null, x.mode ?? null, x.baseline === true, x.sample ?? 0, x.round ?? 0]);
+}
+
 /** Counting reads the whole file: past this, the picker says its size instead. */
 const COUNT_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -38,19 +54,22 @@ export function readRunFolder(dir: string): RunFolderInfo | undefined {
   const info: RunFolderInfo = { dir, modifiedMs: stat.mtimeMs, bytes: stat.size, editor: path.basename(dir) === 'editor' };
   if (stat.size <= COUNT_MAX_BYTES) {
     const ids = new Set<string>();
-    let results = 0;
+    const slots = new Set<string>();
     for (const line of fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
-        const r = JSON.parse(line) as { id?: string; task_id?: string | number; xrt?: { language?: string } };
-        ids.add(r.id ?? `${r.xrt?.language}:${r.task_id}`);
-        results++;
+        const r = JSON.parse(line) as PickedRow;
+        const task = typeof r.id === 'string' ? r.id : `${r.xrt?.language}:${String(r.task_id)}`;
+        ids.add(task);
+        slots.add(slotOf(task, r));
       } catch {
         /* a torn last line of a run still being written */
       }
     }
     info.tasks = ids.size;
-    info.results = results;
+    // Slots, as the annotator's table and the report count them: a slot written twice (scored, then
+    // with its mutants or its suite) is one result.
+    info.results = slots.size;
   }
   try {
     const settings = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')) as { provider?: unknown; model?: unknown; mode?: unknown };
