@@ -222,7 +222,7 @@ export function registerScoring(state: ServerState): void {
         if (state.settings.provider !== 'baseline' && state.settings.provider !== 'replay') lenses.push(action('Repair', 'xrepotest.repairWithModel'));
         lenses.push(action('Regenerate', 'xrepotest.regenerate'));
       }
-      lenses.push({ range, command: { title: score ? 'Generate again' : 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
+      lenses.push({ range, command: { title: 'Generate scored tests', command: 'xrepotest.generateScoredTests', arguments: [doc.uri, f.startLine] } });
       return lenses;
     });
   });

@@ -232,8 +232,8 @@ describe('Testing view: generated tests, coverage and actions (baseline provider
     editor = await vscode.window.showTextDocument(editor.document, { preview: false });
     editor.revealRange(new vscode.Range(STATUS_LINE - 1, 0, STATUS_LINE - 1, 0), vscode.TextEditorRevealType.AtTop);
     editor.selection = new vscode.Selection(STATUS_LINE - 1, 0, STATUS_LINE - 1, 0);
-    const receipt = await screenshot({ name: 'testing-coverage-status', waitForText: generated.summary });
-    assert.strictEqual(receipt.textFound, true, `the workbench shows "${generated.summary}"`);
+    const receipt = await screenshot({ name: 'testing-coverage-status', waitForText: generated.lensSummary });
+    assert.strictEqual(receipt.textFound, true, `the workbench shows "${generated.lensSummary}"`);
     // The explorer's coverage figure appears only once the workbench shows the run's coverage (the
     // gutter too; look at the picture): statements and the declaration together, as VS Code counts.
     const counts = [fileCoverage.statementCoverage, fileCoverage.declarationCoverage!];
