@@ -145,9 +145,10 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
         await vscode.commands.executeCommand('workbench.action.openSettings', action.setting);
         return;
       case 'terminal': {
+        // Typed, not run: the user reads it and presses Enter (a fix can quote what a project printed).
         const terminal = vscode.window.createTerminal({ name: 'XRepoTest: fix', cwd: action.cwd });
         terminal.show();
-        terminal.sendText(action.command, true);
+        terminal.sendText(action.command, false);
         return;
       }
       case 'check-project':

@@ -28,7 +28,7 @@ function actionOf(fix: EnvironmentFix, repoDir: string): VerdictAction {
     case 'executor':
       return { kind: 'setting', title: `Use the ${fix.executor} executor`, setting: 'xrepotest.executor' };
     case 'command':
-      return { kind: 'terminal', title: 'Run in a terminal', command: fix.command, cwd: fix.cwd };
+      return { kind: 'terminal', title: 'Open in a terminal', command: fix.command, cwd: fix.cwd };
     case 'check-project':
       return { kind: 'check-project', title: 'Check this project', folder: fix.repoDir || repoDir };
   }
@@ -51,6 +51,17 @@ function fixTextOf(fixes: readonly EnvironmentFix[]): string {
     }
   });
   return parts.join(', or ');
+}
+
+/**
+ * A fix's command that the editor may type into a terminal: a known build or install tool's, words
+ * only. A reason can quote what a hostile repository's build printed (an error naming a path), so
+ * anything with shell syntax (`|`, `;`, `$(`, quotes, redirections), placeholders (`DIR`) or another
+ * program is never offered; and the editor types it without pressing Enter (src/extension/environment.ts).
+ */
+export function isProjectCommand(command: string): boolean {
+  if (isCliWords(command) || /\b[A-Z]{3,}\b/.test(command) || !/^[\w@./:=+,~ -]+$/.test(command)) return false;
+  return /^(sudo )?(apt|apt-get|brew|cargo|rustup|go|bundle|gem|composer|julia|juliaup|npm|pecl|dnf|yum|pacman)( |$)/.test(command);
 }
 
 /** A command of the command line's own (`xrepotest …`) or a flag: never something to copy or run in the editor. */
@@ -89,9 +100,8 @@ function fromCliWords(fix: string, repoDir: string): { fix: string; actions: Ver
   });
   for (const m of text.matchAll(/`([^`]+)`/g)) {
     const command = m[1];
-    // Only something a shell runs as it is: no placeholders, no flag alone.
-    if (isCliWords(command) || /\b[A-Z]{3,}\b/.test(command) || !/\s|^[\w.-]+$/.test(command)) continue;
-    add({ kind: 'terminal', title: 'Run in a terminal', command, cwd: repoDir });
+    if (!isProjectCommand(command)) continue;
+    add({ kind: 'terminal', title: 'Open in a terminal', command, cwd: repoDir });
     break;
   }
   return { fix: text, actions };

