@@ -177,8 +177,8 @@ describe('Keep a generated test', () => {
     const menuOf = (item: vscode.TestItem, canRepairNow: boolean) =>
       visibleActions(pkg, 'testing/item/context', { controllerId: testing.controller.id, testId: item.id, testResultState: 'passed', 'xrepotest.canRepair': canRepairNow });
     // A passing test can be improved (more tests for what it misses); it is not offered Repair.
-    assert.deepStrictEqual(menuOf(passing, false), ['xrepotest.acceptIntoProject', 'xrepotest.openEditable', 'xrepotest.regenerate', 'xrepotest.improve']);
-    assert.deepStrictEqual(menuOf(children(passing)[0], true), ['xrepotest.acceptIntoProject', 'xrepotest.openEditable', 'xrepotest.regenerate', 'xrepotest.improve'], 'a passing test is not offered Repair');
+    assert.deepStrictEqual(menuOf(passing, false), ['xrepotest.acceptIntoProject', 'xrepotest.openEditable', 'xrepotest.regenerate', 'xrepotest.improve', 'xrepotest.openTranscript']);
+    assert.deepStrictEqual(menuOf(children(passing)[0], true), ['xrepotest.acceptIntoProject', 'xrepotest.openEditable', 'xrepotest.regenerate', 'xrepotest.improve', 'xrepotest.openTranscript'], 'a passing test is not offered Repair');
     assert.deepStrictEqual(menuOf(passing.parent!, false), [], 'the function itself is no test to keep');
   });
 

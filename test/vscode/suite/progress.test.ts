@@ -48,13 +48,13 @@ async function phaseLensesWhileRunning(uri: vscode.Uri, scoring: { done: () => b
 
 describe('Scoring progress at the function', () => {
   // Mutation testing makes the second test's scoring long enough for the notification; the runner's value is put back.
-  let mutationBefore: boolean | undefined;
+  let mutationBefore: number | undefined;
   let engine: Engine & { testing: TestingApi };
   before(async () => {
     engine = (await vscode.extensions.getExtension(EXTENSION_ID)!.activate()) as Engine & { testing: TestingApi };
-    mutationBefore = vscode.workspace.getConfiguration('xrepotest').inspect<boolean>('mutation.enabled')?.globalValue;
+    mutationBefore = vscode.workspace.getConfiguration('xrepotest').inspect<number>('reruns')?.globalValue;
   });
-  after(() => vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', mutationBefore, vscode.ConfigurationTarget.Global));
+  after(() => vscode.workspace.getConfiguration('xrepotest').update('reruns', mutationBefore, vscode.ConfigurationTarget.Global));
   // A test that failed half-way leaves no scoring running into the next one.
   afterEach(async () => {
     const editor = await openInEditor('item.go');
@@ -103,7 +103,8 @@ describe('Scoring progress at the function', () => {
 
   it('a long scoring gets a notification with Cancel, and the Cancel lens cancels it: nothing is scored and no candidate is added', async function () {
     this.timeout(180_000);
-    await vscode.workspace.getConfiguration('xrepotest').update('mutation.enabled', true, vscode.ConfigurationTarget.Global);
+    // A long scoring: a passing test rerun many times in fresh copies (mutants no longer hold a score back).
+    await vscode.workspace.getConfiguration('xrepotest').update('reruns', 30, vscode.ConfigurationTarget.Global);
     const editor = await openInEditor('item.go');
     const uri = editor.document.uri;
     const focalId = `${uri.toString()}#${STATUS_LINE}`;
@@ -111,7 +112,7 @@ describe('Scoring progress at the function', () => {
     const scoring = start(uri);
     const seen = await phaseLensesWhileRunning(uri, scoring);
     assert.ok(seen.cancel?.command && seen.runningWhenSeen, `a Cancel lens while scoring; phases seen: ${seen.phases.join(' | ') || 'none'}`);
-    // Still running after NOTIFY_AFTER_MS (a build, a run and mutation testing take longer): the notification with the phase and Cancel.
+    // Still running after NOTIFY_AFTER_MS (a build, a run and 30 reruns take longer): the notification with the phase and Cancel.
     const notification = await screenshot({ name: 'progress-notification', waitForText: 'XRepoTest: scoring Status' });
     assert.strictEqual(notification.textFound, true, `the notification "XRepoTest: scoring Status" shows while the scoring runs (still running: ${!scoring.done()})`);
     assert.ok(!scoring.done(), 'the scoring still runs, to be cancelled');
