@@ -1,17 +1,12 @@
 import * as path from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
 import { connectEngine } from '../engine/execute/docker-engine';
 import { buildEnvImage, buildLanguageImage, ImageBuildError, listImages, type ImageSource } from '../engine/execute/images';
-import { IMAGES_LOCK_FILE, pullPublishedImage } from '../engine/execute/published-images';
-import { LANGUAGE_IDS, type LanguageId } from '../engine/parse/grammars';
+import { pullPublishedImage } from '../engine/execute/published-images';
+import { LANGUAGE_IDS, type LanguageId } from '../engine/languages/ids';
 
-function languageList(value: string): LanguageId[] {
-  const langs = value.split(',').map((s) => s.trim()).filter(Boolean);
-  for (const l of langs) if (!LANGUAGE_IDS.includes(l as LanguageId)) throw new InvalidArgumentError(`unknown language ${l} (expected ${LANGUAGE_IDS.join(',')})`);
-  return langs as LanguageId[];
-}
+/** `xrepotest images build|pull|list`'s work; their flags are commands/images.ts. */
 
-interface BuildOpts {
+export interface BuildOpts {
   lang?: LanguageId[];
   from: ImageSource;
   repo: string[];
@@ -65,7 +60,7 @@ export async function runImagesList(json: boolean): Promise<number> {
   return 0;
 }
 
-interface PullOpts {
+export interface PullOpts {
   published?: boolean;
   lang?: LanguageId[];
   registry?: string;
@@ -101,41 +96,4 @@ export async function runImagesPull(opts: PullOpts): Promise<number> {
   }
   process.stdout.write(`lock: ${path.resolve(opts.lock)}\n`);
   return failed ? 1 : 0;
-}
-
-export function registerImagesCommand(program: Command): void {
-  const images = program.command('images').description('build and list the container images the docker executor runs');
-  images
-    .command('build')
-    .description('build the language images (xrepotest/<lang>:<variant>), and repository environment images with --repo')
-    .option('--lang <list>', `only these languages, comma-separated (${LANGUAGE_IDS.join(',')})`, languageList)
-    .addOption(
-      new Option('--from <source>', 'official images (needs a registry), Debian packages on a debootstrap base, or auto: official when a registry answers')
-        .choices(['auto', 'official', 'debian'])
-        .default('auto'),
-    )
-    .option('--repo <dir>', 'also build the environment image of this repository checkout (repeatable)', (v: string, all: string[]) => [...all, v], [] as string[])
-    .option('--quiet', 'no progress lines from the build')
-    .action(async (opts: BuildOpts) => {
-      process.exitCode = await runImagesBuild(opts);
-    });
-  images
-    .command('pull')
-    .description('pull the published benchmark images (dungxg502/xrepotest-<lang>) and pin each by digest in a lock file')
-    .option('--published', 'the published images of the XRepoTest release')
-    .option('--lang <list>', `only these languages, comma-separated (${LANGUAGE_IDS.join(',')})`, languageList)
-    .option('--registry <prefix>', 'pull from this registry (host:port) instead of Docker Hub')
-    .option('--tag <tag>', 'the tag to pull', 'latest')
-    .option('--lock <file>', 'where the digests are recorded', IMAGES_LOCK_FILE)
-    .option('--quiet', 'no progress lines')
-    .action(async (opts: PullOpts) => {
-      process.exitCode = await runImagesPull(opts);
-    });
-  images
-    .command('list')
-    .description('list the xrepotest images the engine holds')
-    .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
-      process.exitCode = await runImagesList(!!opts.json);
-    });
 }

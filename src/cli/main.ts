@@ -1,38 +1,27 @@
-import { Command, InvalidArgumentError } from 'commander';
-import { checkEnvironment, formatEnvironment } from '../engine/environment';
+import { Command } from 'commander';
 import { executorKindList, isExecutorKind } from '../engine/execute/create-executor';
-import { forTerminal } from '../engine/util/terminal';
-import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/extract';
-import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { DEFAULT_TIMEOUTS } from '../engine/execute/toolchain';
-import { registerAnnotationsCommand } from './annotations-command';
-import { runDoctorRepo } from './doctor-command';
-import { runExtract } from './extract-command';
-import { runBenchCommand } from './bench-command';
-import { runGenerate } from './generate-command';
-import { addContextOptions, addGenerationOptions } from './generation-options';
-import { registerDatasetCommand } from './dataset-command';
-import { registerImagesCommand } from './images-command';
-import { runPrompt } from './prompt-command';
-import { registerReproduceCommand } from './reproduce-command';
-import { runInspect } from './inspect-command';
-import { registerMcpCommand } from './mcp-command';
-import { registerReportCommand } from './report-command';
-import { DEFAULT_CONCURRENCY, runRun } from './run-command';
-import { registerQueueCommand } from './queue-command';
-import { registerWorkerCommand } from './worker-command';
+import { RELEASE_FILTERS } from '../engine/extract/filters';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/limits';
+import { forTerminal } from '../engine/util/terminal';
+import { registerAnnotationsCommand } from './commands/annotations';
+import { registerDatasetCommand } from './commands/dataset';
+import { registerImagesCommand } from './commands/images';
+import { registerMcpCommand } from './commands/mcp';
+import { registerQueueCommand } from './commands/queue';
+import { registerReportCommand } from './commands/report';
+import { registerReproduceCommand } from './commands/reproduce';
+import { registerWorkerCommand } from './commands/worker';
+import { DEFAULT_CONCURRENCY, nonNegativeInt, positiveInt } from './flags';
+import { addContextOptions, addGenerationOptions } from './generation-flags';
 
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number, 0 or more');
-  return n;
-}
-
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a positive whole number');
-  return n;
-}
+/**
+ * The `xrepotest` command: every verb's flags and help, declared here (and in commands/), and the
+ * verb's own module loaded only inside its action (`await import()`), so `--help` and each verb load
+ * what they use and no more: esbuild.mjs bundles the CLI as ES module chunks, one per lazily loaded
+ * module graph. test/unit/cli-start.test.ts keeps the engine's heavy parts out of this module's
+ * static imports.
+ */
 
 /** Ctrl-C aborts the running command between files; a second Ctrl-C exits at once. */
 function interruptSignal(): AbortSignal {
@@ -70,6 +59,7 @@ export function buildProgram(): Command {
     .option('--changed-since <ref>', 'only functions whose lines changed since this git ref (committed since, staged, unstaged or new files): tests for what changed')
     .option('--no-progress', 'do not show progress')
     .action(async (repoDirs: string[], opts) => {
+      const { runExtract } = await import('./extract-command.js');
       process.exitCode = await runExtract(repoDirs, opts, interruptSignal());
     });
 
@@ -79,6 +69,7 @@ export function buildProgram(): Command {
     .argument('<files...>', "JSONL files, or folders of them; the release's summary.json files")
     .option('--json', 'print JSON')
     .action(async (files: string[], opts: { json?: boolean }) => {
+      const { runInspect } = await import('./inspect-command.js');
       process.exitCode = await runInspect(files, !!opts.json);
     });
 
@@ -103,6 +94,7 @@ export function buildProgram(): Command {
     .option('--no-progress', 'do not show progress')
     .action(async (tasks: string[], opts) => {
       if (!isExecutorKind(opts.executor)) throw new Error(`--executor ${opts.executor}: use ${executorKindList()}`);
+      const { runRun } = await import('./run-command.js');
       process.exitCode = await runRun(tasks, opts, interruptSignal());
     });
 
@@ -120,6 +112,7 @@ export function buildProgram(): Command {
       .option('--allow-checkouts <dir>', 'without --repos/--manifest: use the checkout a task record names (repository.path/url), only if it lies inside <dir>')
       .option('--json', 'one JSON object per task'),
   ).action(async (tasks: string[], opts) => {
+    const { runPrompt } = await import('./prompt-command.js');
     process.exitCode = await runPrompt(tasks, opts, interruptSignal());
   });
 
@@ -138,6 +131,7 @@ export function buildProgram(): Command {
       .option('--concurrency <n>', 'tasks at once', positiveInt, 4)
       .option('--no-progress', 'do not show progress'),
   ).action(async (tasks: string[], opts) => {
+    const { runGenerate } = await import('./generate-command.js');
     process.exitCode = await runGenerate(tasks, opts, interruptSignal());
   });
 
@@ -166,6 +160,7 @@ export function buildProgram(): Command {
       .option('--sources <file>', 'with --queue: where workers fetch each repository, {"<folder>": {"url": "…", "commit": "<40 hex>"}} (else the manifest\'s or the task records\' url and commit)')
       .option('--no-progress', 'do not show progress'),
   ).action(async (opts) => {
+    const { runBenchCommand } = await import('./bench-command.js');
     process.exitCode = await runBenchCommand(opts, interruptSignal());
   });
   registerWorkerCommand(program, positiveInt);
@@ -181,9 +176,11 @@ export function buildProgram(): Command {
     .option('--developer', "without --repo: add what xrepotest's own developers need (the engine's raw messages, language servers as the repository sets them up)")
     .action(async (opts: { json?: boolean; repo?: string; executor: string; lang?: string; developer?: boolean }) => {
       if (opts.repo) {
+        const { runDoctorRepo } = await import('./doctor-command.js');
         process.exitCode = await runDoctorRepo({ repo: opts.repo, executor: opts.executor, lang: opts.lang, json: !!opts.json });
         return;
       }
+      const { checkEnvironment, formatEnvironment } = await import('../engine/environment.js');
       const report = await checkEnvironment();
       process.stdout.write((opts.json ? JSON.stringify(report, null, 2) : formatEnvironment(report, { developer: !!opts.developer })) + '\n');
     });
@@ -213,4 +210,3 @@ export async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (require.main === module) void main(process.argv);

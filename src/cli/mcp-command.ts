@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Command } from 'commander';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { executorKindList, isExecutorKind, type ExecutorKind } from '../engine/execute/create-executor';
-import { DEFAULT_TIMEOUTS } from '../engine/execute/toolchain';
-import { DEFAULT_LIMITS, type Executor } from '../engine/execute/types';
-import { RELEASE_FILTERS } from '../engine/extract/filters';
+import type { Executor } from '../engine/execute/types';
 import { ScoringRunFolder } from '../engine/task/scoring-run-folder';
 import type { ToolServices } from '../engine/tools';
 import { Workspace } from '../engine/tools/workspace';
@@ -14,8 +11,7 @@ import { forTerminal } from '../engine/util/terminal';
 import { createMcpServer, type InFlight } from '../mcp/server';
 import { version } from '../../package.json';
 import { createExecutor } from './executors';
-import { addGenerationOptions, generationSettings, type GenerationCliOptions } from './generation-options';
-import { DEFAULT_CONCURRENCY } from './run-command';
+import { generationSettings, type GenerationCliOptions } from './generation-options';
 
 export interface McpCommandOptions extends GenerationCliOptions {
   workspace?: string;
@@ -104,22 +100,4 @@ export async function runMcpServer(opts: McpCommandOptions): Promise<number> {
   await server.connect(new StdioServerTransport());
   await stopped;
   return 0;
-}
-
-export function registerMcpCommand(program: Command, positiveInt: (value: string) => number): void {
-  addGenerationOptions(
-    program
-      .command('mcp')
-      .description('serve the scoring tools to agents over the Model Context Protocol on stdio: focal_functions, score_test, generate_tests, coverage, run_benchmark')
-      .option('--workspace <dir>', 'the one folder the tools may read, copy into sandboxes and benchmark; paths leading outside it are refused (default: the current folder)')
-      .option('--executor <kind>', 'where tests run: local (host toolchains in bubblewrap) or docker (containers)', 'local')
-      .option('--runs-dir <dir>', 'where scorings and benchmark runs are kept, outside the workspace (default: $XDG_STATE_HOME or ~/.local/state, then xrepotest/mcp/<workspace>-<hash>)')
-      .option('--test-timeout <s>', 'seconds for a test phase', positiveInt, DEFAULT_TIMEOUTS.testMs / 1000)
-      .option('--memory-mb <n>', 'memory limit per run', positiveInt, DEFAULT_LIMITS.memoryBytes / 1024 / 1024)
-      .option('--min-lines <n>', "the benchmark filter's fewest non-comment lines (focal_functions, run_benchmark)", positiveInt, RELEASE_FILTERS.minLines)
-      .option('--max-lines <n>', "the benchmark filter's most non-comment lines", positiveInt, RELEASE_FILTERS.maxLines)
-      .option('--concurrency <n>', 'run_benchmark: tasks at once', positiveInt, DEFAULT_CONCURRENCY),
-  ).action(async (opts: McpCommandOptions) => {
-    process.exitCode = await runMcpServer(opts);
-  });
 }

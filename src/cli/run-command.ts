@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import { BaseCheckouts, baseCommitOf } from '../engine/execute/regression';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
@@ -12,7 +11,7 @@ import { scoreTest } from '../engine/task/run-task-step';
 import { acquireLockFile } from '../engine/store/run-lock';
 import { createExecutor, environmentImages } from './executors';
 import { createProgress } from './progress';
-import { formatSummaryText } from './report-command';
+import { formatSummaryText } from '../engine/report/summary-text';
 
 export interface RunCommandOptions {
   tests: string[];
@@ -107,8 +106,6 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   if (opts.out) process.stderr.write(`wrote ${results.length} results to ${opts.out}\n`);
   return signal.aborted ? 130 : 0;
 }
-
-export const DEFAULT_CONCURRENCY = Math.max(1, Math.min(4, Math.floor(os.cpus().length / 2)));
 
 /** What `--regression-check` found, in one line: how many passing tests reveal the change. */
 export function regressionLine(results: ResultRecord[]): string {

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { registerDatasetCommand } from '../../src/cli/dataset-command';
+import { registerDatasetCommand } from '../../src/cli/commands/dataset';
 
 /* Shared by test/unit/dataset.test.ts and test/integration/dataset.test.ts. */
 

@@ -81,10 +81,10 @@ function tasksFile(dir: string): string {
 
 const CLI_MAIN = path.join(__dirname, '..', '..', 'src', 'cli', 'main.js');
 
-/** The compiled CLI in a child process (asynchronously: the fake servers live in this one). */
+/** The compiled CLI in a child process (asynchronously: the fake servers live in this one); main.ts is a module, bin.ts its bundle's entry. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI_MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
+    execFile(process.execPath, ['-e', 'void require(process.argv[1]).main(["node", "xrepotest", ...process.argv.slice(2)])', CLI_MAIN, ...args], { encoding: 'utf8', timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
     });
   });

@@ -1,4 +1,4 @@
-import { LANGUAGE_IDS, type LanguageId } from '../parse/grammars';
+import { LANGUAGE_IDS, type LanguageId } from '../languages/ids';
 
 /** The published dataset on the Hugging Face hub (notes/xrepotest-release.md §0). */
 export const DEFAULT_DATASET_REPO = 'solis-soict/xrepotest';

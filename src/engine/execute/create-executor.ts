@@ -1,6 +1,4 @@
-import type { LanguageId } from '../parse/grammars';
-import { DockerExecutor } from './docker';
-import { LocalExecutor } from './local';
+import type { LanguageId } from '../languages/ids';
 import type { Executor } from './types';
 
 /** What any executor kind may be started with; a kind ignores what it has no use for. */
@@ -25,16 +23,18 @@ export interface ExecutorKindEntry {
 /**
  * The executor kinds: the one place that lists them. A new executor is its own module implementing
  * `Executor` (types.ts, with its `capabilities`) and one entry here; the CLI, the server and the bench
- * start executors only through `createExecutor`.
+ * start executors only through `createExecutor`. Each module is loaded when its kind is started, not
+ * with this list: naming the kinds (the CLI's flags and help) loads neither the Docker client nor the
+ * sandbox code.
  */
 export const EXECUTOR_KINDS = {
   docker: {
     describe: 'containers through the Docker Engine API',
-    create: (options) => DockerExecutor.create({ images: options.images, reuse: options.reuse }),
+    create: async (options) => (await import('./docker.js')).DockerExecutor.create({ images: options.images, reuse: options.reuse }),
   },
   local: {
     describe: 'host toolchains in bubblewrap',
-    create: async () => new LocalExecutor(),
+    create: async () => new (await import('./local.js')).LocalExecutor(),
   },
 } satisfies Record<string, ExecutorKindEntry>;
 

@@ -135,6 +135,16 @@ function atView(sandboxDir: string, view: string): (s: string) => string {
   return (s) => s.replace(mention, view);
 }
 
+/** The `hostFetch` capability, its `hostView` read (and probed, once per process) on first use. */
+function lazyHostFetch(bwrap: string | null): NonNullable<ExecutorCapabilities['hostFetch']> {
+  return {
+    bubblewrap: bwrap,
+    get hostView() {
+      return bwrap ? localHostViewArgs() : undefined;
+    },
+  };
+}
+
 /** Host settings the toolchains need though HOME points into the sandbox (each language's `local.hostEnv`). */
 function hostToolchainEnv(): Record<string, string> {
   const env: Record<string, string> = { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin' };
@@ -175,7 +185,9 @@ export class LocalExecutor implements Executor {
   get capabilities(): ExecutorCapabilities {
     return {
       hostToolchains: true,
-      hostFetch: { bubblewrap: this.bwrap, hostView: this.confinement?.hostView },
+      // The host's view is probed (every language's toolchain asked for its folders: a Ruby start, `go
+      // env`…) when a trusted step first reads it, not whenever a caller looks at the capabilities.
+      hostFetch: lazyHostFetch(this.bwrap),
       // Each command is its own process group (and PID namespace, and cgroup where there are some),
       // killed with all it started when it ends, never another command's.
       concurrentCommands: true,

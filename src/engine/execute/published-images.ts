@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import type Dockerode from 'dockerode';
 import { adapterFor, type LanguageId } from '../languages';
 import { ownerLabels } from './docker';
+import { IMAGES_LOCK_FILE, PUBLISHED_REPO_DATA, PUBLISHED_REPOSITORY } from './published-names';
 
 /**
  * The benchmark's published images (xrepotest-release.md §3): one per language, with the
@@ -12,9 +13,7 @@ import { ownerLabels } from './docker';
  * repository out, and run our own phases in them (docs/execution.md), so a published task is scored
  * the same way wherever it runs.
  */
-export const PUBLISHED_REPOSITORY = 'dungxg502/xrepotest';
-export const PUBLISHED_REPO_DATA = '/app/repo_data';
-export const IMAGES_LOCK_FILE = 'xrepotest-images.lock.json';
+export { IMAGES_LOCK_FILE, PUBLISHED_REPO_DATA, PUBLISHED_REPOSITORY };
 
 export class PublishedImageError extends Error {
   constructor(message: string) {

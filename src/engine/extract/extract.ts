@@ -8,6 +8,7 @@ import { parseWithDeadline } from '../parse/parse';
 import { stableTaskId, type RepositoryRef, type TaskRecord } from '../tasks/record';
 import { describeRepository } from '../tasks/repository';
 import { DEFAULT_EXCLUDED_DIRS, listSourceFiles, readSourceText } from './files';
+import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from './limits';
 import { dropRule, emptyDropCounts, RELEASE_FILTERS, untestableReason, type DropRule, type FilterConfig, type UntestableReason } from './filters';
 
 export interface ExtractOptions {
@@ -102,8 +103,7 @@ export function classifyFunctions(
     });
 }
 
-export const DEFAULT_MAX_FILE_BYTES = 2 * 1024 * 1024;
-export const DEFAULT_PARSE_DEADLINE_MS = 10_000;
+export { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS };
 
 /** Extracts focal-function tasks from one repository (see docs/extraction.md). */
 export async function extractRepository(repoDir: string, options: ExtractOptions = {}): Promise<ExtractResult> {

@@ -1,6 +1,7 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { LANGUAGE_IDS } from '../parse/grammars';
 import type { ResultRecord } from '../store/results';
+import { validatorOf } from '../util/lazy-validator';
 
 /**
  * What a row of ours (`xrepotest run`, `bench`) must hold to be counted: the fields that say *which*
@@ -41,8 +42,7 @@ export const OUR_ROW_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validate = ajv.compile(OUR_ROW_SCHEMA);
+const validate = validatorOf(OUR_ROW_SCHEMA);
 
 export function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || 'row'} ${e.message ?? 'is invalid'}`).join('; ');

@@ -1,4 +1,4 @@
-import Ajv from 'ajv';
+import { validatorOf } from '../util/lazy-validator';
 
 /**
  * One slot's measured fields as a result row stores them — ours or the release harness's — read with
@@ -14,17 +14,15 @@ export const MAX_LINES = 100_000;
 /** More mutants than any focal function yields. */
 export const MAX_MUTANTS = 1_000_000;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-
 const count = (maximum: number) => ({ type: 'integer', minimum: 0, maximum }) as const;
 
-const validCoverage = ajv.compile({
+const validCoverage = validatorOf({
   type: 'object',
   required: ['covered_lines', 'total_lines'],
   properties: { covered_lines: count(MAX_LINES), total_lines: count(MAX_LINES) },
 });
 
-const validMutation = ajv.compile({
+const validMutation = validatorOf({
   type: 'object',
   required: ['killed_count', 'total_count'],
   properties: {
@@ -83,7 +81,7 @@ export function mutationEntryOf(entry: unknown): Read<MutationEntry | null> {
   return { value: { score: e.mutation_score ?? null, killed: e.killed_count, total: e.total_count } };
 }
 
-const validOurMutation = ajv.compile({
+const validOurMutation = validatorOf({
   type: 'object',
   required: ['mutants', 'viable', 'killed', 'unviable', 'score'],
   properties: {

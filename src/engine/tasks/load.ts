@@ -1,10 +1,11 @@
-import Ajv, { type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parseLanguageId, type LanguageId } from '../languages';
 import { readJsonl, type JsonlProblem } from './jsonl';
 import type { TaskRecord } from './record';
 import { repositoryNameProblem, TASK_PATH_RULE, taskPathProblem } from './task-path';
+import { validatorOf } from '../util/lazy-validator';
 
 /**
  * What a task record must have to be used. Loose where the release is loose (task_id is an int there,
@@ -40,8 +41,7 @@ const TASK_SCHEMA = {
   },
 } as const;
 
-const ajv = new Ajv({ allErrors: true, strict: false });
-const validate = ajv.compile(TASK_SCHEMA);
+const validate = validatorOf(TASK_SCHEMA);
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
   return (errors ?? []).map((e) => `${e.instancePath || 'record'} ${e.message ?? 'is invalid'}`).join('; ');
