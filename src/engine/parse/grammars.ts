@@ -4,6 +4,7 @@ import { gunzipSync } from 'node:zlib';
 import { Language, Parser } from 'web-tree-sitter';
 import type { LanguageId } from '../languages/ids';
 import { resourceRoot } from '../util/resources';
+import { limitWasmTierUpFor } from './wasm-tiering';
 
 export { LANGUAGE_IDS, type LanguageId } from '../languages/ids';
 
@@ -28,7 +29,10 @@ export function loadLanguage(id: LanguageId): Promise<Language> {
   if (!lang) {
     lang = initRuntime().then(() => {
       const file = path.join(resourceRoot(), 'grammars', `${id}.wasm.gz`);
-      return Language.load(gunzipSync(fs.readFileSync(file)));
+      const wasm = gunzipSync(fs.readFileSync(file));
+      // Before it is compiled: no minutes of TurboFan for a huge lexer (Julia's; wasm-tiering.ts).
+      limitWasmTierUpFor(wasm);
+      return Language.load(wasm);
     });
     languages.set(id, lang);
   }
