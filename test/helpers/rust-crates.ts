@@ -1,7 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import { forgetWarmOutcomes } from '../../src/engine/execute/warm-environment';
 import { extractRepository } from '../../src/engine/extract/extract';
+import { hasTool, skipBecause } from './skip';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 
 /**
@@ -77,4 +80,28 @@ ${extra}
     }
 }
 `;
+}
+
+/**
+ * Per test of a describe block: skipped (saying why) without cargo or bubblewrap; a local executor
+ * with a warm cache of its own; the crate the test made (`crates.made`) and that cache removed after.
+ */
+export function localCargoPerTest(): { executor(): LocalExecutor; crates: { made?: MadeCrate } } {
+  let cacheRoot = '';
+  let executor: LocalExecutor | undefined;
+  const crates: { made?: MadeCrate } = {};
+  beforeEach(function () {
+    if (!hasTool('cargo')) skipBecause(this, 'cargo is not installed');
+    if (!hasTool('bwrap')) skipBecause(this, 'bubblewrap is not installed');
+    cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-test-warm-'));
+    executor = new LocalExecutor({ cacheRoot, isolation: 'bubblewrap' });
+    forgetWarmOutcomes();
+  });
+  afterEach(() => {
+    if (crates.made) fs.rmSync(crates.made.parent, { recursive: true, force: true });
+    crates.made = undefined;
+    if (cacheRoot) fs.rmSync(cacheRoot, { recursive: true, force: true });
+    forgetWarmOutcomes();
+  });
+  return { executor: () => executor!, crates };
 }

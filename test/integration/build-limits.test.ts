@@ -6,10 +6,9 @@ import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import { prepareEnvironment } from '../../src/engine/execute/prepare-environment';
 import { DEFAULT_LIMITS, type PhaseCommand, type Session } from '../../src/engine/execute/types';
-import { forgetWarmOutcomes } from '../../src/engine/languages/rust/warm-target';
 import { DockerExecutor } from '../../src/engine/execute/docker';
 import { baseImageForTests, engineForTests } from '../helpers/engine';
-import { focalTask, makeCrate, passingTest, type MadeCrate } from '../helpers/rust-crates';
+import { focalTask, localCargoPerTest, makeCrate, passingTest, type MadeCrate } from '../helpers/rust-crates';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 /**
@@ -109,43 +108,28 @@ function slowCrate(n: number, seconds: number): MadeCrate {
 
 describe('a slow first build of a real crate (local executor, real cargo)', function () {
   this.timeout(600_000);
-  let made: MadeCrate | undefined;
-  let cacheRoot: string;
-  let executor: LocalExecutor;
-
-  beforeEach(function () {
-    if (!hasTool('cargo')) skipBecause(this, 'cargo is not installed');
-    if (!hasTool('bwrap')) skipBecause(this, 'bubblewrap is not installed');
-    cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-test-warm-'));
-    executor = new LocalExecutor({ cacheRoot, isolation: 'bubblewrap' });
-    forgetWarmOutcomes();
-  });
-  afterEach(() => {
-    if (made) fs.rmSync(made.parent, { recursive: true, force: true });
-    made = undefined;
-    fs.rmSync(cacheRoot, { recursive: true, force: true });
-    forgetWarmOutcomes();
-  });
+  const local = localCargoPerTest();
+  const executor = (): LocalExecutor => local.executor();
 
   it('outlasts the old fixed limit while it prints crates, and still scores', async () => {
-    made = slowCrate(10, 1);
+    const made = (local.crates.made = slowCrate(10, 1));
     const task = await focalTask(made.repo);
     const silence = 6_000;
     const counted: number[] = [];
-    const prepared = await prepareEnvironment(task, 'rust', { executor, repoDir: made.repo, timeouts: { compileMs: silence }, onProgress: (p) => counted.push(p.built) });
+    const prepared = await prepareEnvironment(task, 'rust', { executor: executor(), repoDir: made.repo, timeouts: { compileMs: silence }, onProgress: (p) => counted.push(p.built) });
     assert.ok(prepared.ready, prepared.ready ? '' : prepared.problem.reason);
     assert.ok(prepared.durationMs > silence, `the build took ${prepared.durationMs} ms: longer than the ${silence} ms a fixed limit would have allowed`);
     assert.ok(Math.max(...counted) >= 10, `the crates counted as they compiled: ${counted.join(',')}`);
     // The slot after it finds the build done: no warm-up, a passing score.
-    const e = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo, timeouts: { compileMs: silence } });
+    const e = await evaluateTest(task, 'rust', passingTest(), { executor: executor(), repoDir: made.repo, timeouts: { compileMs: silence } });
     assert.equal(e.score.passed, true, e.score.reason ?? '');
     assert.ok(!e.phases.some((p) => p.phase === 'warm-up'), 'the build ran again');
   });
 
   it('a build cut short is an unfinished build, not a broken project; the retry continues what it built', async () => {
-    made = slowCrate(12, 1);
+    const made = (local.crates.made = slowCrate(12, 1));
     const task = await focalTask(made.repo);
-    const cut = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo, timeouts: { buildMs: 6_000 } });
+    const cut = await evaluateTest(task, 'rust', passingTest(), { executor: executor(), repoDir: made.repo, timeouts: { buildMs: 6_000 } });
     assert.equal(cut.score.failure?.category, 'environment');
     assert.equal(cut.environment?.cause, 'build-unfinished', cut.environment?.reason);
     assert.match(cut.environment!.reason, /first build of slow_build was still going after \d+ s and was stopped/);
@@ -155,7 +139,7 @@ describe('a slow first build of a real crate (local executor, real cargo)', func
     assert.ok(builtFirst.length > 0, `the first try compiled some crates: ${firstBuild.output.slice(-500)}`);
 
     // The same process tries again (a retry is not answered with the remembered failure), from what was kept.
-    const again = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    const again = await evaluateTest(task, 'rust', passingTest(), { executor: executor(), repoDir: made.repo });
     assert.equal(again.score.passed, true, again.score.reason ?? '');
     const secondBuild = again.phases.find((p) => p.phase === 'warm-up')!;
     const finished = builtFirst.filter((d) => !new RegExp(`Compiling ${d} v`).test(secondBuild.output));
@@ -163,13 +147,13 @@ describe('a slow first build of a real crate (local executor, real cargo)', func
   });
 
   it('a first build cancelled half-way is kept, not remembered as a failure: the next try continues it', async () => {
-    made = slowCrate(8, 1);
+    const made = (local.crates.made = slowCrate(8, 1));
     const task = await focalTask(made.repo);
     const controller = new AbortController();
     const built: string[] = [];
     // Cancelled once two crates have started (as the status bar's Cancel does).
     const first = prepareEnvironment(task, 'rust', {
-      executor,
+      executor: executor(),
       repoDir: made.repo,
       signal: controller.signal,
       onProgress: (p) => {
@@ -178,7 +162,7 @@ describe('a slow first build of a real crate (local executor, real cargo)', func
       },
     });
     await assert.rejects(first, /cancelled|abort/i);
-    const again = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    const again = await evaluateTest(task, 'rust', passingTest(), { executor: executor(), repoDir: made.repo });
     assert.equal(again.score.passed, true, again.score.reason ?? '');
     const rebuilt = again.phases.find((p) => p.phase === 'warm-up')!;
     assert.doesNotMatch(rebuilt.output, /Compiling dep00 v/, 'the first crate, built before the cancellation, was built again');

@@ -6,10 +6,8 @@ import * as path from 'node:path';
 import { checkRepository } from '../../src/engine/doctor-repo';
 import { evaluateTest } from '../../src/engine/execute/evaluate';
 import { localHostViewArgs, planHostView, probeHostFacts } from '../../src/engine/execute/host-view';
-import { LocalExecutor } from '../../src/engine/execute/local';
 import { fetchArgv, fetchEnv, isResolutionFailure, unresolvableProblem } from '../../src/engine/languages/rust/dependencies';
-import { forgetWarmOutcomes } from '../../src/engine/languages/rust/warm-target';
-import { focalTask, makeCrate, passingTest, type MadeCrate } from '../helpers/rust-crates';
+import { focalTask, localCargoPerTest, makeCrate, passingTest } from '../helpers/rust-crates';
 import { hasTool, skipBecause } from '../helpers/skip';
 
 describe('Rust dependencies: what the sandbox and the trusted fetch see', () => {
@@ -89,28 +87,13 @@ describe('Rust dependencies: what the sandbox and the trusted fetch see', () => 
 
 describe('Rust dependencies under the local executor (real cargo)', function () {
   this.timeout(600_000);
-  let made: MadeCrate | undefined;
-  let cacheRoot: string;
-  let executor: LocalExecutor;
-
-  beforeEach(function () {
-    if (!hasTool('cargo')) skipBecause(this, 'cargo is not installed');
-    if (!hasTool('bwrap')) skipBecause(this, 'bubblewrap is not installed');
-    cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-test-warm-'));
-    executor = new LocalExecutor({ cacheRoot, isolation: 'bubblewrap' });
-    forgetWarmOutcomes();
-  });
-  afterEach(() => {
-    if (made) fs.rmSync(made.parent, { recursive: true, force: true });
-    made = undefined;
-    fs.rmSync(cacheRoot, { recursive: true, force: true });
-  });
+  const local = localCargoPerTest();
 
   it('a crate with a dev-dependency builds; its passing test passes, as natively; the next slot starts warm', async function () {
-    made = makeCrate('with_dev_dep', '[dependencies]\ncfg-if = { version = "1", optional = true }\n\n[dev-dependencies]\ncfg-if = "1"\n');
+    const made = (local.crates.made = makeCrate('with_dev_dep', '[dependencies]\ncfg-if = { version = "1", optional = true }\n\n[dev-dependencies]\ncfg-if = "1"\n'));
     const task = await focalTask(made.repo);
     const test = passingTest('    cfg_if::cfg_if! { if #[cfg(test)] { const FROM_DEV_DEP: u32 = 6; } }\n    #[test]\n    fn test_digit_stats_dev_dep() { assert_eq!(digit_stats("123").1, FROM_DEV_DEP); }\n');
-    const first = await evaluateTest(task, 'rust', test, { executor, repoDir: made.repo });
+    const first = await evaluateTest(task, 'rust', test, { executor: local.executor(), repoDir: made.repo });
     if (first.environment) skipBecause(this, `crates.io is not reachable and cfg-if is not cached: ${first.environment.reason}`);
     assert.equal(first.score.compiled, true, first.score.reason ?? '');
     assert.equal(first.score.passed, true, first.score.reason ?? '');
@@ -130,7 +113,7 @@ describe('Rust dependencies under the local executor (real cargo)', function () 
       fs.rmSync(native, { recursive: true, force: true });
     }
 
-    const second = await evaluateTest(task, 'rust', test.replace('dev_dep()', 'dev_dep_again()'), { executor, repoDir: made.repo });
+    const second = await evaluateTest(task, 'rust', test.replace('dev_dep()', 'dev_dep_again()'), { executor: local.executor(), repoDir: made.repo });
     assert.equal(second.score.passed, true, second.score.reason ?? '');
     assert.ok(!second.phases.some((p) => p.phase === 'warm-up'), 'the second slot built the warm target again');
     // The test's own compile started from the warm target: the dependency was not compiled again.
@@ -139,9 +122,9 @@ describe('Rust dependencies under the local executor (real cargo)', function () 
   });
 
   it('an unresolvable dependency is an environment verdict naming cause and fix, never "does not compile"', async function () {
-    made = makeCrate('no_such_version', '[dev-dependencies]\ncfg-if = "=99.0.0"\n');
+    const made = (local.crates.made = makeCrate('no_such_version', '[dev-dependencies]\ncfg-if = "=99.0.0"\n'));
     const task = await focalTask(made.repo);
-    const ev = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    const ev = await evaluateTest(task, 'rust', passingTest(), { executor: local.executor(), repoDir: made.repo });
     assert.equal(ev.environment?.cause, 'dependencies-unresolvable', JSON.stringify(ev.score));
     assert.equal(ev.score.failure?.category, 'environment');
     assert.ok(!ev.phases.some((p) => p.phase === 'compile'), 'the test was compiled');
@@ -150,39 +133,39 @@ describe('Rust dependencies under the local executor (real cargo)', function () 
   });
 
   it('a path dependency outside the repository: environment verdict, and doctor --repo reports it', async function () {
-    made = makeCrate('path_outside', '[dependencies]\nsibling = { path = "../sibling" }\n');
+    const made = (local.crates.made = makeCrate('path_outside', '[dependencies]\nsibling = { path = "../sibling" }\n'));
     // The sibling exists next to the checkout, but a run copies only the repository.
     fs.mkdirSync(path.join(made.parent, 'sibling', 'src'), { recursive: true });
     fs.writeFileSync(path.join(made.parent, 'sibling', 'Cargo.toml'), '[package]\nname = "sibling"\nversion = "0.1.0"\nedition = "2021"\n');
     fs.writeFileSync(path.join(made.parent, 'sibling', 'src', 'lib.rs'), '');
     const task = await focalTask(made.repo);
-    const ev = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    const ev = await evaluateTest(task, 'rust', passingTest(), { executor: local.executor(), repoDir: made.repo });
     assert.equal(ev.environment?.cause, 'dependencies-unresolvable', JSON.stringify(ev.score));
     assert.match(ev.environment!.reason, /path dependency is not inside the repository/);
 
-    const doctor = await checkRepository(made.repo, { executor, languages: ['rust'] });
+    const doctor = await checkRepository(made.repo, { executor: local.executor(), languages: ['rust'] });
     assert.deepEqual(doctor.problems.map((p) => p.cause), ['dependencies-unresolvable']);
     assert.match(doctor.problems[0].reason, /path dependency/);
   });
 
   it("a rust-toolchain file naming a toolchain that is not installed: toolchain-missing, with the rustup command", async function () {
     if (!hasTool('rustup')) skipBecause(this, 'rustup is not installed');
-    made = makeCrate('pinned_toolchain', '', { 'rust-toolchain.toml': '[toolchain]\nchannel = "1.0.0"\n' });
+    const made = (local.crates.made = makeCrate('pinned_toolchain', '', { 'rust-toolchain.toml': '[toolchain]\nchannel = "1.0.0"\n' }));
     const task = await focalTask(made.repo);
-    const ev = await evaluateTest(task, 'rust', passingTest(), { executor, repoDir: made.repo });
+    const ev = await evaluateTest(task, 'rust', passingTest(), { executor: local.executor(), repoDir: made.repo });
     assert.equal(ev.environment?.cause, 'toolchain-missing', JSON.stringify(ev.score));
     assert.match(ev.environment!.reason, /rustup toolchain install 1\.0\.0/);
   });
 
   it('doctor --repo says the crate is fine only when its dependencies resolve and it builds', async function () {
-    made = makeCrate('doctor_ok', '[dev-dependencies]\ncfg-if = "1"\n');
-    const ok = await checkRepository(made.repo, { executor, languages: ['rust'] });
+    const made = (local.crates.made = makeCrate('doctor_ok', '[dev-dependencies]\ncfg-if = "1"\n'));
+    const ok = await checkRepository(made.repo, { executor: local.executor(), languages: ['rust'] });
     if (ok.problems[0]?.cause === 'dependencies-unresolvable' && /reached/.test(ok.problems[0].reason)) skipBecause(this, ok.problems[0].reason);
     assert.deepEqual(ok.problems, []);
     assert.equal(ok.languages[0].build?.exitCode, 0);
 
     fs.writeFileSync(path.join(made.repo, 'src', 'lib.rs'), 'pub fn broken( {}\n');
-    const broken = await checkRepository(made.repo, { executor, languages: ['rust'] });
+    const broken = await checkRepository(made.repo, { executor: local.executor(), languages: ['rust'] });
     assert.deepEqual(broken.problems.map((p) => p.cause), ['project-does-not-build']);
   });
 });
