@@ -102,6 +102,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['bench/extract.ts'], outfile: 'dist/bench-extract.js' }),
   build({ ...common, entryPoints: ['bench/execute.ts'], outfile: 'dist/bench-execute.js' }),
   build({ ...common, entryPoints: ['bench/environments.ts'], outfile: 'dist/bench-environments.js' }),
+  build({ ...common, entryPoints: ['bench/first-score.ts'], outfile: 'dist/bench-first-score.js' }),
   build({ ...common, entryPoints: ['bench/scale.ts'], outfile: 'dist/bench-scale.js' }),
   build({ ...common, entryPoints: ['bench/cli-start.ts'], outfile: 'dist/bench-cli-start.js' }),
 ]);
