@@ -67,9 +67,6 @@ export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 
   return missing ? editorVerdict({ cause: 'toolchain-missing', reason: missing }, focal.adapter.id, kind, focal.root) : null;
 }
 
-/** Packages whose environment was ready in this server's life, per executor: checked once, not before every scoring. */
-const readyPackages = new Set<string>();
-
 /**
  * Before the model is asked (issue 30): the first scoring of a package prepares its environment
  * without a test (prepare-environment.ts: the toolchain, the project's own constraints, the first
@@ -104,7 +101,8 @@ export async function prepareFocal(
   observe: { onPhase?: (phase: string) => void; onProgress?: (b: BuildProgress) => void } = {},
 ): Promise<{ verdict: EnvironmentVerdict | null; built: boolean }> {
   const key = `${executorKind(settings.executor)}\0${focal.root}\0${focal.adapter.id}\0${path.dirname(focal.relPath)}`;
-  if (readyPackages.has(key)) return { verdict: null, built: false };
+  // Checked once per server (its state), not before every scoring.
+  if (state.readyPackages.has(key)) return { verdict: null, built: false };
   const executor = await state.executor(settings.executor);
   const prepared = await prepareEnvironment(focal.task, focal.adapter.id, {
     executor,
@@ -116,7 +114,7 @@ export async function prepareFocal(
   });
   signal.throwIfAborted();
   if (prepared.ready) {
-    readyPackages.add(key);
+    state.readyPackages.add(key);
     return { verdict: null, built: prepared.built };
   }
   return { verdict: editorVerdict(prepared.problem, focal.adapter.id, executor.kind, focal.root), built: false };

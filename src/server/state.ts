@@ -32,6 +32,8 @@ export class ServerState {
   editorChat: EditorChatBuilder | undefined;
   /** Where editor scorings are kept (the extension's storage for this workspace); none: kept nowhere. */
   editorRun: EditorRunFolder | undefined;
+  /** Packages whose environment was ready in this server's life, per executor (environment.ts `prepareFocal`). */
+  readonly readyPackages = new Set<string>();
   private readonly executors = new Map<string, Promise<Executor>>();
 
   constructor(
