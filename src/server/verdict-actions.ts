@@ -59,9 +59,12 @@ function fixTextOf(fixes: readonly EnvironmentFix[]): string {
  * anything with shell syntax (`|`, `;`, `$(`, quotes, redirections), placeholders (`DIR`) or another
  * program is never offered; and the editor types it without pressing Enter (src/extension/environment.ts).
  */
-export function isProjectCommand(command: string): boolean {
+export function isProjectCommand(command: string, platform: NodeJS.Platform = process.platform): boolean {
   if (isCliWords(command) || /\b[A-Z]{3,}\b/.test(command) || !/^[\w@./:=+,~ -]+$/.test(command)) return false;
-  return /^(sudo )?(apt|apt-get|brew|cargo|rustup|go|bundle|gem|composer|julia|juliaup|npm|pecl|dnf|yum|pacman)( |$)/.test(command);
+  // A system's package manager only on its system (a reason names Debian's and macOS's side by side).
+  if (/^(sudo )?(apt|apt-get|dnf|yum|pacman) /.test(command)) return platform === 'linux';
+  if (/^brew /.test(command)) return platform === 'darwin';
+  return /^(cargo|rustup|go|bundle|gem|composer|julia|juliaup|npm|pecl)( |$)/.test(command);
 }
 
 /** A command of the command line's own (`xrepotest …`) or a flag: never something to copy or run in the editor. */

@@ -85,7 +85,10 @@ describe('environment verdicts in the editor\'s words', () => {
       '/w/x',
     );
     assert.ok(!hostile.actions.some((a) => a.kind === 'terminal'), JSON.stringify(hostile.actions));
-    for (const ok of ['cargo build --offline', 'bundle install', 'rustup toolchain install 1.86.0', 'sudo apt install ruby-rspec']) assert.ok(isProjectCommand(ok), ok);
+    for (const ok of ['cargo build --offline', 'bundle install', 'rustup toolchain install 1.86.0']) assert.ok(isProjectCommand(ok), ok);
+    // A system's package manager only on its own system.
+    assert.ok(isProjectCommand('sudo apt install ruby-rspec', 'linux') && !isProjectCommand('sudo apt install ruby-rspec', 'darwin'));
+    assert.ok(isProjectCommand('brew install juliaup', 'darwin') && !isProjectCommand('brew install juliaup', 'linux'));
     for (const bad of ['curl -fsSL https://install.julialang.org | sh', 'cargo build; rm -rf ~', 'bundle install && x', 'python3 -c "x"', 'cargo build --offline in DIR', 'xrepotest doctor --repo /w']) assert.ok(!isProjectCommand(bad), bad);
   });
 
