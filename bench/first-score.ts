@@ -43,7 +43,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command } from 'commander';
-import { CancellationToken, type Connection, type TextDocuments } from 'vscode-languageserver/node';
+import type { TextDocuments } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import { prepareEnvironment } from '../src/engine/execute/prepare-environment';
@@ -62,6 +62,7 @@ import { EditorRunFolder } from '../src/server/editor-run';
 import { editorTimeouts } from '../src/server/limits';
 import { registerScoring } from '../src/server/scoring';
 import { ServerState } from '../src/server/state';
+import { fakeConnection } from '../test/helpers/server-connection';
 import { PINNED, describeSource, realRepository, removeRealRepository, type RealRepo, type RealRepoSource } from '../test/helpers/real-repo';
 
 const ROOT = path.join(__dirname, '..');
@@ -199,38 +200,6 @@ class TimedExecutor implements Executor {
       },
     };
   }
-}
-
-/** The server's side of the connection without an editor (as test/integration/editor-run.test.ts builds it). */
-function fakeConnection(onMessage: (m: string) => void): { connection: Connection; request(method: string, params: unknown): Promise<unknown>; codeLens(uri: string): Promise<unknown> } {
-  type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
-  const handlers = new Map<string, Handler>();
-  let lenses: Handler | undefined;
-  const none = { dispose: () => undefined };
-  const connection = {
-    onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
-    onCodeLens: (handler: Handler) => ((lenses = handler), none),
-    sendRequest: async () => undefined,
-    sendNotification: async () => undefined,
-    console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
-    window: {
-      createWorkDoneProgress: async () => ({
-        token: CancellationToken.None,
-        begin: (_t: string, _p: number, message: string) => onMessage(message),
-        report: (_p: number, message: string) => onMessage(message),
-        done: () => undefined,
-      }),
-    },
-  } as unknown as Connection;
-  return {
-    connection,
-    codeLens: async (uri) => lenses?.({ textDocument: { uri } }, CancellationToken.None),
-    request: async (method, params) => {
-      const handler = handlers.get(method);
-      if (!handler) throw new Error(`no handler for ${method}`);
-      return handler(params, CancellationToken.None);
-    },
-  };
 }
 
 const msSince = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e6;

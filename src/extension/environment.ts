@@ -4,14 +4,14 @@ import type { EnvironmentVerdictResult, ScoreFunctionResult, VerdictAction } fro
 import type { Engine } from './engine';
 import { EngineNotRunningError } from './engine-start';
 import { actionNamed, fixActions, fixSection, statusOf } from './environment-model';
+import { onDidScoreFunction } from './scoring';
+import { onDidWarmLanguage } from './warm-up';
 
 /** Where a scored function is: "Try again" scores it again. */
 interface ScoredAt {
   uri: string;
   startLine: number;
 }
-import { onDidScoreFunction } from './scoring';
-import { onDidWarmLanguage } from './warm-up';
 
 /** What "Check the environment" returns when the engine server is not running: why, and what to do. */
 export interface EngineNotRunning {
@@ -45,15 +45,18 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
   let lastReport: CheckEnvironmentResult | undefined;
   /** The last scoring's verdict per language: the machine check cannot see a project's bundle or build. */
   const scoredVerdicts: Record<string, EnvironmentVerdictResult | undefined> = {};
-  const onScored = (r: ScoreFunctionResult): void => {
-    const language = vscode.workspace.textDocuments.find((d) => d.uri.toString() === r.uri)?.languageId;
-    if (!language) return;
-    // A test that ran clears it: the project runs here now.
-    scoredVerdicts[language] = r.environment;
+  /** A scoring's or a warm-up's word on a language (none: it ran), and the status bar redrawn with it. */
+  const noteVerdict = (language: string, v: EnvironmentVerdictResult | undefined): void => {
+    scoredVerdicts[language] = v;
     if (!lastReport) return;
     const view = statusOf(lastReport, scoredVerdicts);
     status.text = view.text;
     status.tooltip = view.tooltip;
+  };
+  const onScored = (r: ScoreFunctionResult): void => {
+    const language = vscode.workspace.textDocuments.find((d) => d.uri.toString() === r.uri)?.languageId;
+    // A test that ran clears it: the project runs here now.
+    if (language) noteVerdict(language, r.environment);
   };
   const writeOutput = (): void => {
     // The fix last: the output shows its end.
@@ -95,13 +98,7 @@ export function registerEnvironment({ request, log, context }: Engine): Environm
     vscode.workspace.onDidChangeConfiguration((e) => e.affectsConfiguration('xrepotest.executor') && recheck()),
     // A scoring the machine stopped may be the first the status bar hears of a language (a new file).
     // A warm-up's verdict (or a language now ready) is as good as a scoring's.
-    onDidWarmLanguage.event((w) => {
-      scoredVerdicts[w.language] = w.environment;
-      if (!lastReport) return;
-      const view = statusOf(lastReport, scoredVerdicts);
-      status.text = view.text;
-      status.tooltip = view.tooltip;
-    }),
+    onDidWarmLanguage.event((w) => noteVerdict(w.language, w.environment)),
     onDidScoreFunction.event((r) => {
       onScored(r);
       if (r.environment) recheck();

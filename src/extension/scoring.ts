@@ -130,7 +130,7 @@ export function registerScoring(engine: Engine): void {
       log.info(`${result.functionName}: ${result.summary}${result.reason ? ` — ${result.reason}` : ''}`);
       onDidScoreFunction.fire(result);
       // The score is shown; the mutants, where the user wants them with every scoring, fill in after it.
-      if (result.passed && !result.mutation && result.coveredLines.length && vscode.workspace.getConfiguration('xrepotest').get<boolean>('mutation.enabled', false)) {
+      if (result.passed && !result.mutation && result.coveredLines.length && asked.settings.mutation) {
         void vscode.commands.executeCommand('xrepotest.checkWithMutants', { uri, startLine });
       }
       return result;

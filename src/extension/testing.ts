@@ -452,6 +452,23 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     return placed.path;
   };
 
+  /**
+   * The passing test an action starts from (Improve, Check with mutants), its focal file open for the
+   * engine; undefined, having said why, in an untrusted workspace, when none is picked, or when it fails.
+   */
+  const passingTarget = async (arg: CandidateArg, doing: string, placeHolder: string, needsAPass: string): Promise<ScoreFunctionResult | undefined> => {
+    if (!requireTrust(doing)) return undefined;
+    const t = await targetOf(arg, placeHolder);
+    if (!t) return undefined;
+    const r = t.c.result;
+    if (!r.passed) {
+      void vscode.window.showWarningMessage(`XRepoTest: ${needsAPass}, and ${t.c.item.label} does not pass. "Repair with model" or "Regenerate" first.`);
+      return undefined;
+    }
+    await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+    return r;
+  };
+
   /** Puts the project back as it was before an Accept: the new file removed, or the file's old text. */
   const undoAccept = async (target: vscode.Uri, before: string | null, relPath: string): Promise<void> => {
     const edit = new vscode.WorkspaceEdit();
@@ -512,15 +529,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       return another('regeneration', REGENERATE_CANDIDATE, { uri: r.uri, startLine: r.startLine, sample });
     }),
     vscode.commands.registerCommand('xrepotest.improve', async (arg?: CandidateArg) => {
-      if (!requireTrust('Improving a test')) return undefined;
-      const t = await targetOf(arg, 'Improve which passing test (more tests for the lines it does not run)?');
-      if (!t) return undefined;
-      const r = t.c.result;
-      if (!r.passed) {
-        void vscode.window.showWarningMessage(`XRepoTest: "Improve" starts from a passing test, and ${t.c.item.label} does not pass. "Repair with model" or "Regenerate" first.`);
-        return undefined;
-      }
-      await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+      const r = await passingTarget(arg, 'Improving a test', 'Improve which passing test (more tests for the lines it does not run)?', '"Improve" starts from a passing test');
+      if (!r) return undefined;
       const improved = await another('improvement', IMPROVE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round });
       if (improved?.suite && improved.suite.tests === 1) {
         const why = improved.suite.rounds.map((x) => `round ${x.improve}: ${x.reason}`).join('; ');
@@ -529,15 +539,8 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
       return improved;
     }),
     vscode.commands.registerCommand('xrepotest.checkWithMutants', async (arg?: CandidateArg) => {
-      if (!requireTrust('Checking a test with mutants')) return undefined;
-      const t = await targetOf(arg, 'Check which passing test with mutants (does it fail when the code is wrong)?');
-      if (!t) return undefined;
-      const r = t.c.result;
-      if (!r.passed) {
-        void vscode.window.showWarningMessage(`XRepoTest: mutants check a passing test, and ${t.c.item.label} does not pass. "Repair with model" or "Regenerate" first.`);
-        return undefined;
-      }
-      await vscode.workspace.openTextDocument(vscode.Uri.parse(r.uri));
+      const r = await passingTarget(arg, 'Checking a test with mutants', 'Check which passing test with mutants (does it fail when the code is wrong)?', 'mutants check a passing test');
+      if (!r) return undefined;
       return another('mutation testing', MUTATE_CANDIDATE, { uri: r.uri, startLine: r.startLine, testCode: r.testCode, sample: r.sample, round: r.round, provider: r.provider, model: r.model });
     }),
     vscode.commands.registerCommand('xrepotest.acceptIntoProject', async (arg?: CandidateArg) => {

@@ -9,7 +9,7 @@ export const onDidWarmLanguage = new vscode.EventEmitter<{ language: string; env
 
 /** For the extension's own tests: what the warm-up item says, and the warm-up's answer. */
 export interface WarmUpApi {
-  status(): { text: string; visible: boolean; running: boolean };
+  status(): { text: string; running: boolean };
   /** Starts a warm-up (or returns the one running); resolves with its answer, undefined when cancelled or not possible. */
   start(): Promise<WarmWorkspaceResult | undefined>;
   cancel(): void;
@@ -101,7 +101,7 @@ export function registerWarmUp({ request, client, log, context }: Engine): WarmU
   if (vscode.workspace.getConfiguration('xrepotest').get<boolean>('warmUp.onOpen', true)) void start();
 
   return {
-    status: () => ({ text: item.text, visible: !!item.text && (running !== null || item.text.length > 0), running: running !== null }),
+    status: () => ({ text: item.text, running: running !== null }),
     start,
     cancel: () => running?.cts.cancel(),
     progress,

@@ -181,7 +181,7 @@ function suitePart(suite: NonNullable<Scored['suite']>): string {
 }
 
 /** `24 %`: the share of the function's executable lines the test ran. */
-function linesRun(r: Pick<Scored, 'coveredLines' | 'executableLines'>): number {
+export function linesRun(r: Pick<Scored, 'coveredLines' | 'executableLines'>): number {
   return r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0;
 }
 

@@ -37,15 +37,14 @@ export function registerEnvironment(state: ServerState): void {
     // The extension shows the progress and its Cancel (the request's token).
     const controller = new AbortController();
     token.onCancellationRequested(() => controller.abort(new Error('cancelled')));
-    {
-      const check = await checkRepository(folder, { executor, signal: controller.signal });
-      const problems = [
-        ...check.languages.flatMap((l) => l.problems.map((pr) => editorVerdict(pr, l.language, kind, folder))),
-        // Problems of no language (no manifest at the root): said as they are.
-        ...check.problems.filter((pr) => !check.languages.some((l) => l.problems.includes(pr))).map((pr) => ({ cause: pr.reason.split('; ')[0], fix: pr.reason.split('; ').slice(1).join('; ') })),
-      ];
-      return { text: formatRepositoryCheck(check), problems: problems.map((v) => ({ cause: v.cause, fix: v.fix })) };
-    }
+    const check = await checkRepository(folder, { executor, signal: controller.signal });
+    const ofLanguages = new Set(check.languages.flatMap((l) => l.problems));
+    const problems = [
+      ...check.languages.flatMap((l) => l.problems.map((pr) => editorVerdict(pr, l.language, kind, folder))),
+      // Problems of no language (no manifest at the root): said as they are.
+      ...check.problems.filter((pr) => !ofLanguages.has(pr)).map((pr) => ({ cause: pr.reason.split('; ')[0], fix: pr.reason.split('; ').slice(1).join('; ') })),
+    ];
+    return { text: formatRepositoryCheck(check), problems: problems.map((v) => ({ cause: v.cause, fix: v.fix })) };
   });
 }
 
@@ -74,17 +73,21 @@ export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 
  * verdict now, with no model call paid for; later scorings of the package go straight to the model.
  */
 export async function environmentBeforeModel(state: ServerState, focal: Focal, settings: EngineSettings, p: Progress): Promise<EnvironmentVerdict | null> {
-  let shown = 0;
   const prepared = await prepareFocal(state, focal, settings, p.signal, {
     onPhase: (phase) => reportRunnerPhase(p, 5, phase),
-    onProgress: (b) => {
-      // The lens is redrawn at most once a second however fast a build prints.
-      if (Date.now() - shown < 1000) return;
-      shown = Date.now();
-      p.report(5, '', { kind: 'building', built: b.built, unit: b.unit });
-    },
+    onProgress: (b) => p.report(5, '', { kind: 'building', built: b.built, unit: b.unit }),
   });
   return prepared.verdict;
+}
+
+/** A build's progress passed on at most once a second, however fast the build prints (the lens, the status bar). */
+function atMostOncePerSecond(f: (b: BuildProgress) => void): (b: BuildProgress) => void {
+  let shown = 0;
+  return (b) => {
+    if (Date.now() - shown < 1000) return;
+    shown = Date.now();
+    f(b);
+  };
 }
 
 /**
@@ -110,7 +113,8 @@ export async function prepareFocal(
     signal,
     timeouts: editorTimeouts(settings),
     limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
-    ...observe,
+    ...(observe.onPhase ? { onPhase: observe.onPhase } : {}),
+    ...(observe.onProgress ? { onProgress: atMostOncePerSecond(observe.onProgress) } : {}),
   });
   signal.throwIfAborted();
   if (prepared.ready) {

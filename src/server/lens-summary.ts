@@ -3,14 +3,14 @@
  * stay on screen at 1400 px with the side bar open — `✓ 1/1 · 100 % · calls Commaf`; the plain-words
  * summary (candidates.ts `summaryOf`) is the lens's hover and the Testing view's description. Pure.
  */
+import { detectedMutants } from '../engine/mutate/counts';
 import type { ScoreFunctionResult } from '../shared/scoring-protocol';
+import { linesRun } from './candidates';
 
 type Scored = Pick<
   ScoreFunctionResult,
   'functionName' | 'compiled' | 'passed' | 'failureCategory' | 'testsRan' | 'testsPassed' | 'coveredLines' | 'executableLines' | 'invoked' | 'smoke' | 'mutation' | 'environment' | 'reruns' | 'suite'
 >;
-
-const percent = (r: Pick<Scored, 'coveredLines' | 'executableLines'>): number => (r.executableLines.length ? Math.round((100 * r.coveredLines.length) / r.executableLines.length) : 0);
 
 /** `✓ 1/1 · 100 % · calls Commaf`, `✗ 0/2 · 40 % · calls Find`, `◌ smoke · 30 %`, `⚠ can't run here`. */
 export function lensSummaryOf(r: Scored): string {
@@ -24,8 +24,8 @@ export function lensSummaryOf(r: Scored): string {
   else if (r.passed && r.smoke) parts.push('◌ smoke');
   else if (r.testsRan === 0) parts.push('✗ no test ran');
   else parts.push(`${r.passed ? '✓' : '✗'} ${r.testsPassed}/${r.testsRan}`);
-  parts.push(`${percent(r)} %`);
+  parts.push(`${linesRun(r)} %`);
   if (!(r.passed && r.smoke)) parts.push(r.invoked ? `calls ${r.functionName}` : `no call to ${r.functionName}`);
-  if (r.mutation && !r.mutation.error) parts.push(`${r.mutation.killed + r.mutation.timedOut}/${r.mutation.viable} mutants`);
+  if (r.mutation && !r.mutation.error) parts.push(`${detectedMutants(r.mutation)}/${r.mutation.viable} mutants`);
   return parts.join(' · ');
 }

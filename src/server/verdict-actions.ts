@@ -80,13 +80,10 @@ function fromCliWords(fix: string, repoDir: string): { fix: string; actions: Ver
   const add = (a: VerdictAction): void => {
     if (!actions.some((b) => b.kind === a.kind && b.title === a.title)) actions.push(a);
   };
-  let text = fix.replace(/(?:then )?(?:run|check with) `xrepotest doctor --repo ([^`]+)`/g, (_m, dir: string) => {
+  // "then run `xrepotest doctor --repo DIR`" and "check with `…`" become "run …"; the bare command its name.
+  let text = fix.replace(/((?:then )?(?:run|check with) )?`xrepotest doctor --repo ([^`]+)`/g, (_m, verb: string | undefined, dir: string) => {
     add({ kind: 'check-project', title: 'Check this project', folder: dir === 'DIR' ? repoDir : dir });
-    return `run ${CHECK_PROJECT}`;
-  });
-  text = text.replace(/`xrepotest doctor --repo ([^`]+)`/g, (_m, dir: string) => {
-    add({ kind: 'check-project', title: 'Check this project', folder: dir === 'DIR' ? repoDir : dir });
-    return CHECK_PROJECT;
+    return verb ? `run ${CHECK_PROJECT}` : CHECK_PROJECT;
   });
   text = text.replace(/`xrepotest doctor`/g, () => {
     add({ kind: 'check-environment', title: 'Check the environment' });

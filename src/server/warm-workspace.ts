@@ -4,6 +4,7 @@ import { URI } from 'vscode-uri';
 import { repositoryLanguages } from '../engine/doctor-repo';
 import { classifyDocument, taskForDocumentFunction } from '../engine/extract/document';
 import { adapterFor } from '../engine/languages';
+import type { BuildProgress } from '../engine/execute/prepare-environment';
 import type { LanguageId } from '../engine/parse/grammars';
 import type { EngineSettings } from '../shared/protocol';
 import { WARM_PROGRESS, WARM_WORKSPACE, type WarmLanguageResult, type WarmWorkspaceResult } from '../shared/warm-protocol';
@@ -78,15 +79,11 @@ export function registerWarmUp(state: ServerState): void {
           languages.push({ folder, language, displayName, state: 'no-function', durationMs: Date.now() - started });
           continue;
         }
-        let shown = 0;
-        const notify = (built: number, unit: string | null, lastLine: string): void => {
-          // The status bar moves at most once a second however fast a build prints.
-          if (Date.now() - shown < 1000) return;
-          shown = Date.now();
-          void state.connection.sendNotification(WARM_PROGRESS, { folder, language, displayName, built, unit, lastLine, elapsedMs: Date.now() - started }).catch(() => undefined);
-        };
-        notify(0, null, '');
-        const { verdict, built } = await prepareFocal(state, focal, params.settings, controller.signal, { onProgress: (b) => notify(b.built, b.unit, b.lastLine) });
+        const notify = (b: BuildProgress): void =>
+          void state.connection.sendNotification(WARM_PROGRESS, { folder, language, displayName, ...b, elapsedMs: Date.now() - started }).catch(() => undefined);
+        notify({ built: 0, unit: null, lastLine: '' });
+        // prepareFocal passes the progress on at most once a second.
+        const { verdict, built } = await prepareFocal(state, focal, params.settings, controller.signal, { onProgress: notify });
         const durationMs = Date.now() - started;
         state.connection.console.info(`warm-up of ${displayName} in ${folder}: ${verdict ? `${verdict.cause}` : built ? 'built' : 'already built'} (${durationMs} ms)`);
         languages.push(verdict ? { folder, language, displayName, state: 'environment', durationMs, environment: verdict } : { folder, language, displayName, state: 'ready', built, durationMs });

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CancellationToken, type Connection, type TextDocuments } from 'vscode-languageserver/node';
+import type { TextDocuments } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import { loadResults } from '../../src/engine/report/load';
@@ -20,40 +20,7 @@ import { registerTesting } from '../../src/server/testing';
 import { CLI, fixture } from '../helpers/paths';
 import { RawServer } from '../helpers/hostile-providers';
 import { hasTool, skipBecause } from '../helpers/skip';
-
-type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
-
-/** The server's side of the connection, without an editor: handlers are kept and called directly. */
-function fakeConnection(): { connection: Connection; request(type: { method: string }, params: unknown): Promise<ScoreFunctionResult>; progress: string[] } {
-  const handlers = new Map<string, Handler>();
-  const progress: string[] = [];
-  const none = { dispose: () => undefined };
-  const connection = {
-    // The handlers register with the typed messages of src/shared (their params checked first).
-    onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
-    onCodeLens: () => none,
-    sendRequest: async () => undefined,
-    sendNotification: async () => undefined,
-    console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
-    window: {
-      createWorkDoneProgress: async () => ({
-        token: CancellationToken.None,
-        begin: (_title: string, _pct: number, message: string) => void progress.push(message),
-        report: (_pct: number, message: string) => void progress.push(message),
-        done: () => undefined,
-      }),
-    },
-  } as unknown as Connection;
-  return {
-    connection,
-    progress,
-    request: async ({ method }, params) => {
-      const handler = handlers.get(method);
-      assert.ok(handler, `a handler for ${method}`);
-      return (await handler(params, CancellationToken.None)) as ScoreFunctionResult;
-    },
-  };
-}
+import { fakeConnection } from '../helpers/server-connection';
 
 function lines<T>(file: string): T[] {
   return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as T) : [];

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CancellationToken, type Connection, type TextDocuments } from 'vscode-languageserver/node';
+import type { TextDocuments } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
 import { forgetWarmOutcomes } from '../../src/engine/execute/warm-environment';
@@ -14,8 +14,7 @@ import { ServerState } from '../../src/server/state';
 import { registerWarmUp, warmFocal } from '../../src/server/warm-workspace';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
-
-type Handler = (params: unknown, token: CancellationToken) => Promise<unknown>;
+import { fakeConnection } from '../helpers/server-connection';
 
 /**
  * Issue 30: the background warm-up at a workspace's opening builds what scoring needs, so the first
@@ -27,16 +26,12 @@ describe('the background warm-up of a workspace (engine server, local executor)'
   const root = fixture('inventory-go');
   const file = path.join(root, 'item.go');
   const uri = URI.file(file).toString();
-  const handlers = new Map<string, Handler>();
-  const notes: WarmProgressParams[] = [];
+  const server = fakeConnection();
+  const notes = (): WarmProgressParams[] => server.notifications.filter((n) => n.method === WARM_PROGRESS.method).map((n) => n.params as WarmProgressParams);
   let cache: string;
   let xdg: string | undefined;
   const settings: EngineSettings = { ...DEFAULT_ENGINE_SETTINGS, provider: 'baseline', executor: 'local', reruns: 0 };
-  const request = async <R>(method: string, params: unknown): Promise<R> => {
-    const handler = handlers.get(method);
-    assert.ok(handler, `a handler for ${method}`);
-    return (await handler(params, CancellationToken.None)) as R;
-  };
+  const request = <R>(method: string, params: unknown): Promise<R> => server.request<R>(method, params);
 
   before(function () {
     if (!hasTool('go', ['version'])) skipBecause(this, 'go is needed to build the Go fixture');
@@ -46,20 +41,9 @@ describe('the background warm-up of a workspace (engine server, local executor)'
     cache = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-warm-workspace-'));
     process.env.XDG_CACHE_HOME = cache;
     forgetWarmOutcomes();
-    const none = { dispose: () => undefined };
-    const connection = {
-      onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
-      onCodeLens: () => none,
-      sendRequest: async () => undefined,
-      sendNotification: async (type: { method: string }, params: unknown) => {
-        if (type.method === WARM_PROGRESS.method) notes.push(params as WarmProgressParams);
-      },
-      console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
-      window: { createWorkDoneProgress: async () => ({ token: CancellationToken.None, begin: () => undefined, report: () => undefined, done: () => undefined }) },
-    } as unknown as Connection;
     const doc = TextDocument.create(uri, 'go', 1, fs.readFileSync(file, 'utf8'));
     const documents = { get: (u: string) => (u === uri ? doc : undefined) } as unknown as TextDocuments<TextDocument>;
-    const state = new ServerState(connection, documents);
+    const state = new ServerState(server.connection, documents);
     state.workspaceFolders = [URI.file(root).toString()];
     registerScoring(state);
     registerWarmUp(state);
@@ -83,8 +67,9 @@ describe('the background warm-up of a workspace (engine server, local executor)'
     const go = warm.languages.find((l) => l.language === 'go');
     assert.deepEqual(go && [go.state, go.built, go.folder], ['ready', true, root], JSON.stringify(warm));
     // What the status bar was told: the packages Go compiled, as `go build -v` named them.
-    assert.ok(notes.length > 0 && notes.every((n) => n.language === 'go' && n.folder === root), JSON.stringify(notes.slice(0, 3)));
-    assert.ok(notes.some((n) => n.built > 0 && n.unit === 'packages'), `a count of packages compiled: ${JSON.stringify(notes.map((n) => n.built))}`);
+    const seen = notes();
+    assert.ok(seen.length > 0 && seen.every((n) => n.language === 'go' && n.folder === root), JSON.stringify(seen.slice(0, 3)));
+    assert.ok(seen.some((n) => n.built > 0 && n.unit === 'packages'), `a count of packages compiled: ${JSON.stringify(seen.map((n) => n.built))}`);
 
     const scored = await request<ScoreFunctionResult>(SCORE_FUNCTION.method, { uri, startLine: 7, settings });
     assert.equal(scored.passed, true, scored.reason ?? '');

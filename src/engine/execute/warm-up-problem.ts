@@ -15,7 +15,7 @@ export function firstErrorLine(output: string): string {
  */
 export function warmUpProblem(warm: PhaseResult, repoDir: string): EnvironmentProblem {
   if (warm.timedOut) return unfinishedBuildProblem(warm, repoDir);
-  const how = warm.timedOut ? 'warm-up timed out' : warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
+  const how = warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
   return {
     cause: 'project-does-not-build',
     reason: `the project itself does not build here (${how}: ${firstErrorLine(warm.output)}); run \`xrepotest doctor --repo ${repoDir}\``,

@@ -148,7 +148,7 @@ function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): Environ
       reason: `the repository's rust-toolchain file asks for ${pinned}, which is not installed here (the sandbox cannot download it); install it with \`rustup toolchain install ${pinned}\`, then run \`xrepotest doctor --repo ${repo}\``,
     };
   }
-  const how = warm.timedOut ? 'warm-up timed out' : warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
+  const how = warm.exitCode === null ? `warm-up killed (${warm.signal ?? 'limits'})` : `warm-up exit ${warm.exitCode}`;
   const first = warm.output.split('\n').map((l) => l.trim()).find((l) => l.startsWith('error')) ?? '(no error line)';
   return {
     cause: 'project-does-not-build',
