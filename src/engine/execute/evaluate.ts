@@ -152,6 +152,10 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       opts.signal?.throwIfAborted();
       return r;
     };
+    // The engine's own tools the placement needs are made beside the warm-up (both before the test exists).
+    const tools = toolchain.prepareTools?.(ctx) ?? Promise.resolve(null);
+    // Settled either way: a warm-up that throws or ends the slot leaves no rejection unhandled.
+    tools.catch(() => undefined);
     const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed);
     if (warm && !('phase' in warm)) {
       return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
@@ -163,6 +167,8 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
       };
     }
+    const missingTool = await tools;
+    if (missingTool) return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, missingTool), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     if (opts.warmUpOnly) return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
     // A compile phase that only checks the test (php -l, ruby -c) runs beside the test phase where the
     // executor keeps commands apart: the check's verdict still comes from a process no test code ran in.

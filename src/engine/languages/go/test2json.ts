@@ -41,13 +41,31 @@ function buildEnv(home: string, gocache: string): NodeJS.ProcessEnv {
 
 let pending: Promise<{ path: string } | { problem: string }> | null = null;
 
-/** The path of a test2json built for the host's `go`, or why there is none. Memoized per process. */
-export function localTest2json(): Promise<{ path: string } | { problem: string }> {
+/**
+ * The path of a test2json built for the host's `go`, or why there is none. Memoized per process; a
+ * memoized binary that is gone since (its cache folder cleared while the engine's server runs) is
+ * looked for and built again, once, instead of failing every later Go slot's placement.
+ */
+export async function localTest2json(): Promise<{ path: string } | { problem: string }> {
+  const asked = memoized();
+  const got = await asked;
+  if (!('path' in got) || isExecutable(got.path)) return got;
+  // Slots waiting at once share one new build.
+  if (pending === asked) pending = null;
+  return memoized();
+}
+
+function memoized(): Promise<{ path: string } | { problem: string }> {
   pending ??= build().catch((e: unknown) => {
     pending = null; // a later slot may try again (a full disk freed, …)
     return { problem: `could not build Go's test2json (${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
   });
   return pending;
+}
+
+/** For tests: forget this process's build (the next call looks in `toolsHome()` again, as a new process would). */
+export function forgetTest2json(): void {
+  pending = null;
 }
 
 async function build(): Promise<{ path: string }> {

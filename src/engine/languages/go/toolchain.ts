@@ -6,7 +6,7 @@ import { hostToolIdentity } from '../../execute/warm-environment';
 import { phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
-import type { TestReport } from '../../score/types';
+import type { EnvironmentProblem, TestReport } from '../../score/types';
 import { goStatementStarts } from './statement-lines';
 import { localTest2json } from './test2json';
 import { blamedFiles, collidingNames, declaredNames, freeSuffix, predictedCollisions, renameIdentifiers, testFunctionNames, type DeclaredNames } from './collisions';
@@ -40,6 +40,9 @@ const SAY_SIGNAL = [
 
 /** The image's own test2json (its Go distribution's tool folder), given the arguments after it. */
 const IMAGE_TEST2JSON = 'exec "$(go env GOTOOLDIR)/test2json" "$@"';
+
+/** The slot's environment verdict when our test2json cannot be built (the same at warm-up and at placement). */
+const test2jsonProblem = (problem: string): EnvironmentProblem => ({ cause: 'toolchain-missing', reason: `${problem}; check with \`xrepotest doctor\`` });
 
 /** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
 const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
@@ -87,11 +90,23 @@ export const goToolchain: Toolchain = {
       // Its exit status says whether the package itself builds (else every slot is an environment
       // verdict); the package's own tests only warm the cache: a stale one is set aside at compile time.
       // -v names each package as it is compiled: the build's progress (its limit is the time without any, execute/toolchain.ts).
-      ['sh', '-c', 'go build -v "$1" || exit 1; go test -c -o /dev/null "$1" && go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
+      // The tests are built once, in the compile phase's coverage mode: a build without coverage (an
+      // earlier `go test -c -o /dev/null` here) filled the cache with objects no phase reads (0.6 s of
+      // CPU and a link on the fixture, more for a large package).
+      ['sh', '-c', 'go build -v "$1" || exit 1; go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
       ctx.sandbox.projectRoot,
       goEnv(ctx, cacheDir),
     );
     return { ...cmd, writable: [cacheDir] };
+  },
+
+  // On the host, our test2json (test2json.ts): built once per Go installation, a build of 15-35 s from
+  // nothing here. Made beside the warm-up, so that a prepared environment leaves nothing to build for
+  // the first test (it was built at its placement, after the warm-up, by the first scored test).
+  async prepareTools(ctx) {
+    if (!ctx.hostToolchains) return null;
+    const tool = await localTest2json();
+    return 'problem' in tool ? test2jsonProblem(tool.problem) : null;
   },
 
   // `go build -v` names each package as it compiles it (import paths, one a line).
@@ -120,9 +135,10 @@ export const goToolchain: Toolchain = {
     if (ctx.hostToolchains) {
       // The copy of test2json (read-only to the test phase) cannot have been touched yet. In an image
       // the distribution's own test2json is used (Go 1.24 ships it; root's, read-only to the test).
+      // Usually made already, beside the warm-up (prepareTools): this is its memo.
       const tool = await localTest2json();
       if ('problem' in tool) {
-        placement.environment = { cause: 'toolchain-missing', reason: `${tool.problem}; check with \`xrepotest doctor\`` };
+        placement.environment = test2jsonProblem(tool.problem);
         return placement;
       }
       // A copy, not a link: without bubblewrap a test could otherwise write through to the shared tool.
