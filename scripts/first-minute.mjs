@@ -132,7 +132,8 @@ try {
       await page.waitForTimeout(500);
     }
     await shot('lens-scored');
-    await page.mouse.move((top?.x ?? 400) + 120, (top?.y ?? 100) + 6);
+    // The score's hover: its plain words and what each number means.
+    await page.locator('.contentWidgets .codelens-decoration span, .contentWidgets .codelens-decoration a').filter({ hasText: /[✓✗◌⚠⏸]/ }).first().hover().catch(() => undefined);
     await page.waitForTimeout(1500);
     await shot('lens-scored-hover');
   }
