@@ -105,6 +105,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['bench/first-score.ts'], outfile: 'dist/bench-first-score.js' }),
   build({ ...common, entryPoints: ['bench/scale.ts'], outfile: 'dist/bench-scale.js' }),
   build({ ...common, entryPoints: ['bench/cli-start.ts'], outfile: 'dist/bench-cli-start.js' }),
+  build({ ...common, entryPoints: ['bench/docker-restart.ts'], outfile: 'dist/bench-docker-restart.js' }),
 ]);
 // Last, once its entry exists; rewritten only when it differs from what is there (a build before the chunks: the whole CLI).
 let shim = null;

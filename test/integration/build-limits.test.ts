@@ -7,7 +7,8 @@ import { LocalExecutor } from '../../src/engine/execute/local';
 import { prepareEnvironment } from '../../src/engine/execute/prepare-environment';
 import { DEFAULT_LIMITS, type PhaseCommand, type Session } from '../../src/engine/execute/types';
 import { DockerExecutor } from '../../src/engine/execute/docker';
-import { baseImageForTests, engineForTests } from '../helpers/engine';
+import { baseImageForTests, engineForTests, languageImageForTests } from '../helpers/engine';
+import { forgetWarmOutcomes } from '../../src/engine/execute/warm-environment';
 import { focalTask, localCargoPerTest, makeCrate, passingTest, type MadeCrate } from '../helpers/rust-crates';
 import { hasTool, skipBecause } from '../helpers/skip';
 
@@ -166,5 +167,97 @@ describe('a slow first build of a real crate (local executor, real cargo)', func
     assert.equal(again.score.passed, true, again.score.reason ?? '');
     const rebuilt = again.phases.find((p) => p.phase === 'warm-up')!;
     assert.doesNotMatch(rebuilt.output, /Compiling dep00 v/, 'the first crate, built before the cancellation, was built again');
+  });
+});
+
+describe('a slow first build in a container is kept on the host (docker executor, real cargo)', function () {
+  this.timeout(900_000);
+  let engine: Awaited<ReturnType<typeof engineForTests>>;
+  let image: string;
+  let cacheRoot: string;
+  let made: MadeCrate | undefined;
+  before(async function () {
+    engine = await engineForTests(this);
+    image = await languageImageForTests(this, 'rust');
+  });
+  beforeEach(() => {
+    cacheRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-test-kept-'));
+    forgetWarmOutcomes();
+  });
+  afterEach(() => {
+    if (made) fs.rmSync(made.parent, { recursive: true, force: true });
+    made = undefined;
+    fs.rmSync(cacheRoot, { recursive: true, force: true });
+    forgetWarmOutcomes();
+  });
+  /** A new executor with nothing remembered in the process: what a restarted editor or a new CLI run has. */
+  const restarted = async (): Promise<DockerExecutor> => {
+    forgetWarmOutcomes();
+    return DockerExecutor.create({ engine, cacheRoot });
+  };
+
+  it('a build cut short by its limit is kept: a new process continues it and scores', async () => {
+    made = slowCrate(12, 1);
+    const task = await focalTask(made.repo);
+    const first = await restarted();
+    let builtFirst: string[];
+    try {
+      const cut = await evaluateTest(task, 'rust', passingTest(), { executor: first, repoDir: made.repo, image, timeouts: { buildMs: 8_000 } });
+      assert.equal(cut.environment?.cause, 'build-unfinished', cut.environment?.reason ?? cut.score.reason ?? '');
+      builtFirst = [...cut.phases.find((p) => p.phase === 'warm-up')!.output.matchAll(/Compiling (dep\d+) v/g)].map((m) => m[1]);
+      assert.ok(builtFirst.length > 1, `the first try compiled some crates: ${builtFirst.join(', ')}`);
+    } finally {
+      await first.close();
+    }
+    const entries = fs.readdirSync(path.join(cacheRoot, 'rust')).filter((n) => fs.existsSync(path.join(cacheRoot, 'rust', n, 'partial.json')));
+    assert.equal(entries.length, 1, 'an unfinished entry is kept on the host');
+    const second = await restarted();
+    try {
+      const again = await evaluateTest(task, 'rust', passingTest(), { executor: second, repoDir: made.repo, image });
+      assert.equal(again.score.passed, true, again.score.reason ?? '');
+      const rebuilt = again.phases.find((p) => p.phase === 'warm-up')!;
+      // The last crate the first try started may have been cut mid-compile; those before it were finished.
+      const finished = builtFirst.slice(0, -1).filter((d) => !new RegExp(`Compiling ${d} v`).test(rebuilt.output));
+      assert.deepEqual(finished, builtFirst.slice(0, -1), `crates the first try finished were compiled again:\n${rebuilt.output.slice(-1500)}`);
+    } finally {
+      await second.close();
+    }
+    const third = await restarted();
+    try {
+      const warm = await evaluateTest(task, 'rust', passingTest(), { executor: third, repoDir: made.repo, image });
+      assert.equal(warm.score.passed, true, warm.score.reason ?? '');
+      assert.ok(!warm.phases.some((p) => p.phase === 'warm-up'), 'a third process built again');
+    } finally {
+      await third.close();
+    }
+  });
+
+  it('a first build cancelled half-way is kept: the next try continues it', async () => {
+    made = slowCrate(8, 1);
+    const task = await focalTask(made.repo);
+    const executor = await restarted();
+    try {
+      const controller = new AbortController();
+      const first = prepareEnvironment(task, 'rust', {
+        executor,
+        repoDir: made.repo,
+        image,
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.built >= 3) controller.abort(new Error('cancelled'));
+        },
+      });
+      await assert.rejects(first, /cancelled|abort/i);
+    } finally {
+      await executor.close();
+    }
+    const next = await restarted();
+    try {
+      const again = await evaluateTest(task, 'rust', passingTest(), { executor: next, repoDir: made.repo, image });
+      assert.equal(again.score.passed, true, again.score.reason ?? '');
+      assert.doesNotMatch(again.phases.find((p) => p.phase === 'warm-up')!.output, /Compiling dep00 v/, 'the first crate, built before the cancellation, was built again');
+    } finally {
+      await next.close();
+    }
   });
 });

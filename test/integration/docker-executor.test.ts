@@ -53,6 +53,29 @@ describe('docker executor (real engine)', function () {
     fs.rmSync(sandbox, { recursive: true, force: true });
   });
 
+  it('binds a host folder only into a trusted warm-up, in a container of its own the session never sees', async function () {
+    const kept = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-docker-kept-'));
+    try {
+      const dest = path.join(sandbox, '.xrt', 'target');
+      fs.mkdirSync(path.join(sandbox, '.xrt'));
+      const warm = await session.run({ ...command(['sh', '-c', `echo built > "${dest}/artifact"; grep -c " ${dest} " /proc/self/mountinfo`], sandbox), phase: 'warm-up', binds: [{ source: kept, dest }] });
+      assert.equal(warm.exitCode, 0, warm.output);
+      assert.equal(fs.readFileSync(path.join(kept, 'artifact'), 'utf8'), 'built\n', 'the warm-up wrote the bound folder');
+      assert.deepEqual(fs.readdirSync(dest), [], 'the write went to the bound folder, not the copy');
+      // The session's own container has no such mount: a phase there writes the copy's folder.
+      const seen = await session.run(command(['sh', '-c', `grep -c " ${dest} " /proc/self/mountinfo; ls "${dest}"`], sandbox));
+      assert.match(seen.output, /^0\n/, seen.output);
+      // Any other phase (a compile, a test) is refused the bind.
+      for (const phase of ['compile', 'test', 'coverage'] as const) {
+        await assert.rejects(session.run({ ...command(['true'], sandbox), phase, binds: [{ source: kept, dest }] }), /only into a trusted warm-up/);
+      }
+      await assert.rejects(session.run({ ...command(['true'], sandbox), phase: 'warm-up', binds: [{ source: kept, dest: path.dirname(sandbox) }] }), /a folder inside the sandbox/);
+      assert.deepEqual(fs.readdirSync(kept), ['artifact']);
+    } finally {
+      fs.rmSync(kept, { recursive: true, force: true });
+    }
+  });
+
   it('reports exit codes and captures stdout and stderr, with the command environment', async function () {
     const r = await session.run(command(['sh', '-c', 'echo "out $XRT_T"; echo err >&2; exit 3'], sandbox, 20_000, { XRT_T: 'env-ok' }));
     assert.equal(r.exitCode, 3);

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,8 +12,9 @@ import { buildEnvImage, findLanguageImage } from './images';
 import { openCopyOnHost } from './open-copy';
 import { ContainerRunner, RUNNER_CAPS, RUNNER_MOUNT, type RunnerCommand } from './container-runner';
 import { CappedOutput } from './output';
+import { ensureDirInSandbox, listSandboxDir } from './safe-fs';
 import { pidNamespace, sandboxRemovalsDone } from './sandbox';
-import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
+import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, KeptBuilds, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
 import { pidAlive } from '../util/process-namespace';
 
 /** Labels on every container we start; `reapStaleContainers` finds leftovers of crashed runs by them. */
@@ -51,6 +53,8 @@ export interface DockerExecutorOptions {
   reuse?: boolean;
   /** A reused container runs commands through a runner in it (container-runner.ts), not an exec each. Default true. */
   runner?: boolean;
+  /** Where warm-ups' builds are kept across processes, per language and image (default `~/.cache/xrepotest/docker`). */
+  cacheRoot?: string;
 }
 
 function isAlive(pid: number): boolean {
@@ -271,10 +275,51 @@ export class DockerExecutor implements Executor {
   /** Why pooled containers were discarded after a slot (newest last, a few kept): for tests and logs. */
   readonly discarded: string[] = [];
 
+  /** Where warm-ups' builds are kept across processes (`Session.keptBuilds`), per language. */
+  readonly cacheRoot: string;
+
   constructor(
     readonly engine: ConnectedEngine,
     private readonly options: DockerExecutorOptions = {},
-  ) {}
+  ) {
+    this.cacheRoot = options.cacheRoot ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'docker');
+  }
+
+  /**
+   * The language's folder of kept builds (warm-environment.ts entries), made on first use with mode
+   * 0700: only the engine's own user reads it; no container ever sees it but a warm-up's, through its bind.
+   */
+  private keptDir(language: LanguageId): string {
+    const dir = path.join(this.cacheRoot, language);
+    fs.mkdirSync(this.cacheRoot, { recursive: true, mode: 0o700 });
+    fs.chmodSync(this.cacheRoot, 0o700);
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
+  /** What a session of this container keeps across processes (`Session.keptBuilds`), or none. */
+  keptBuildsFor(slot: SlotContainer, spec: SessionSpec): KeptBuilds | undefined {
+    const imageId = slot.imageId;
+    if (!imageId) return undefined;
+    const keptDir = (): string => this.keptDir(spec.language);
+    return {
+      // Made when a language first keeps something there (a read-only home throws: the slot warms up in its own copy).
+      get dir(): string {
+        return keptDir();
+      },
+      identity: `docker image ${imageId}`,
+      share: (lower, target) => (copyKeptBuild(spec.sandboxDir, lower, target), null),
+    };
+  }
+
+  /**
+   * A container of its own for one trusted command with host folders bound into the sandbox
+   * (`PhaseCommand.binds`: a warm-up filling a kept build): the slot's image and limits, its sandbox at
+   * its path, nothing else of the slot's container; removed when the command ends.
+   */
+  async boundContainer(spec: SessionSpec, image: string, binds: ReadonlyArray<{ source: string; dest: string }>): Promise<SlotContainer> {
+    return this.startContainer(image, spec.limits, spec.sandboxDir, [], false, undefined, binds);
+  }
 
   /** Connects (unless given an engine) and clears containers and pool folders that crashed runs left behind. */
   static async create(options: DockerExecutorOptions = {}): Promise<DockerExecutor> {
@@ -361,7 +406,7 @@ export class DockerExecutor implements Executor {
    * in it (container-runner.ts) instead of an exec each; where the image cannot host one, the container
    * is replaced by one without it (and the image is not asked again).
    */
-  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean, runnerDir?: string): Promise<SlotContainer> {
+  private async startContainer(image: string, limits: ExecLimits, mountDir: string, testWrites: readonly string[], reused: boolean, runnerDir?: string, binds: ReadonlyArray<{ source: string; dest: string }> = []): Promise<SlotContainer> {
     if (runnerDir && this.noRunner.has(image)) runnerDir = undefined;
     const docker = this.engine.docker;
     const sessionId = randomUUID();
@@ -375,7 +420,7 @@ export class DockerExecutor implements Executor {
       Labels: ownerLabels(sessionId),
       NetworkDisabled: true,
       HostConfig: {
-        Binds: [`${mountDir}:${mountDir}:rw`, ...(runnerDir ? [`${runnerDir}:${RUNNER_MOUNT}:rw`] : [])],
+        Binds: [`${mountDir}:${mountDir}:rw`, ...(runnerDir ? [`${runnerDir}:${RUNNER_MOUNT}:rw`] : []), ...binds.map((b) => `${b.source}:${b.dest}:rw`)],
         NetworkMode: 'none',
         Init: true,
         Memory: limits.memoryBytes,
@@ -400,8 +445,10 @@ export class DockerExecutor implements Executor {
       await container.remove({ force: true }).catch(() => undefined);
       throw new Error(`could not start a container of ${image}: ${(e as Error).message}`);
     }
-    const slot = new SlotContainer(docker, container, sessionId);
+    const slot = new SlotContainer(docker, container, sessionId, image);
     try {
+      // The image's id (not its name, which a rebuild moves): part of the keys of the builds kept for it.
+      slot.imageId = ((await container.inspect()) as { Image?: string }).Image;
       await slot.prepare(testWrites, reused);
       if (runnerDir) {
         const runner = await ContainerRunner.start(docker, container, runnerDir);
@@ -409,7 +456,7 @@ export class DockerExecutor implements Executor {
           // Its capabilities must not stay with the execs that would serve instead: another container.
           this.noRunner.set(image, runner);
           await slot.remove();
-          return await this.startContainer(image, limits, mountDir, testWrites, reused);
+          return await this.startContainer(image, limits, mountDir, testWrites, reused, undefined, binds);
         }
         slot.runner = runner;
       }
@@ -425,7 +472,7 @@ export class DockerExecutor implements Executor {
     const image = await this.imageFor(spec.language, spec.image);
     const testWrites = adapterFor(spec.language).image.testPhaseWrites ?? [];
     const slot = await this.startContainer(image, spec.limits, spec.sandboxDir, testWrites, false);
-    return new DockerSession(slot, spec, this.backstopGraceMs(), confinesTests(), testWrites, () => slot.remove());
+    return new DockerSession(slot, spec, this.backstopGraceMs(), confinesTests(), testWrites, () => slot.remove(), undefined, this);
   }
 
   private backstopGraceMs(): number {
@@ -451,7 +498,7 @@ export class DockerExecutor implements Executor {
       sandboxDir: path.join(entry.dir, POOLED_SANDBOX),
       open: async (sandboxDir) => {
         if (session || done) throw new Error('this lease was already used');
-        session = new DockerSession(entry.slot, { ...spec, sandboxDir }, this.backstopGraceMs(), true, [], () => this.giveBack(entry, sandboxDir), entry.warmed);
+        session = new DockerSession(entry.slot, { ...spec, sandboxDir }, this.backstopGraceMs(), true, [], () => this.giveBack(entry, sandboxDir), entry.warmed, this);
         return session;
       },
       close: async () => {
@@ -593,11 +640,16 @@ export class SlotContainer {
   /** The runner its commands go through (container-runner.ts); none: an exec each. */
   runner: ContainerRunner | undefined;
 
+  /** The id of the image the container runs (its inspection's `Image`). */
+  imageId: string | undefined;
+
   constructor(
     readonly docker: Dockerode,
     readonly container: Dockerode.Container,
     /** The `xrepotest.session` label of the container. */
     readonly id: string,
+    /** The image as the executor named it. */
+    readonly image: string,
   ) {}
 
   /** Closes the image's folders to the test user (but `testWrites`) and finds the keep-alive process. */
@@ -715,7 +767,14 @@ export class DockerSession implements Session {
     private readonly onClose: () => Promise<void>,
     /** A reused container's warm-ups that passed, by key (`Session.warmed`); absent for a container of one slot. */
     readonly warmed?: Map<string, unknown>,
+    /** The executor, for what the session keeps across processes and its bound warm-ups' containers. */
+    private readonly executor?: DockerExecutor,
   ) {}
+
+  /** Warm-ups' builds kept on the host for this session's image (`Session.keptBuilds`). */
+  get keptBuilds(): KeptBuilds | undefined {
+    return this.executor?.keptBuildsFor(this.slot, this.spec);
+  }
 
   /** The `xrepotest.session` label of its container. */
   get id(): string {
@@ -729,6 +788,7 @@ export class DockerSession implements Session {
     signal?.throwIfAborted();
     // No mount namespace per command here (`capabilities` offers no views): a view would go missing unheard.
     if (cmd.view) throw new Error('a view was declared for a phase, but the docker executor gives commands no views');
+    if (cmd.binds?.length) return this.runBound(cmd, signal);
     // A test phase on a copy read-only to it: opened up by root first, then run as nobody.
     const user = this.confined && cmd.sandboxWritable ? UNPRIVILEGED_USER : undefined;
     const openKey = user ? JSON.stringify(cmd.sandboxWritable) : null;
@@ -773,6 +833,37 @@ export class DockerSession implements Session {
     const base = { phase: cmd.phase, argv: cmd.argv, outputTruncated: output.truncated, output: output.text(), durationMs: Date.now() - started };
     if (killedBy) return { ...base, ...killedResult(killedBy) };
     return this.ended(cmd, base, await exitCodeOf(exec), openAfter);
+  }
+
+  /**
+   * A trusted command with host folders bound into the sandbox (`PhaseCommand.binds`: a warm-up filling
+   * a kept build) runs in a container of its own, made for it and removed after it: the slot's
+   * container never sees those folders, so nothing any later phase of any slot runs can write them.
+   * Only a warm-up may ask (it runs before the test exists), and only for empty folders of the copy
+   * reached without a link.
+   */
+  private async runBound(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+    const binds = cmd.binds!;
+    if (cmd.phase !== 'warm-up' || cmd.sandboxWritable || !this.executor) throw new Error(`host folders may be bound only into a trusted warm-up (not ${cmd.phase})`);
+    if (this.untrustedRan) throw new Error('host folders may be bound only before any test code ran in the copy');
+    const root = this.spec.sandboxDir;
+    for (const b of binds) {
+      const rel = path.relative(root, b.dest);
+      if (!path.isAbsolute(b.source) || !fs.statSync(b.source).isDirectory() || !rel || rel.startsWith('..') || path.isAbsolute(rel) || /[:\n]/.test(b.source + b.dest)) {
+        throw new Error(`a bound folder must be a host folder shown at a folder inside the sandbox: ${b.source} -> ${b.dest}`);
+      }
+      // The mount point, with no link on the way (the project's own code may have run in the copy).
+      ensureDirInSandbox(root, rel.split(path.sep).join('/'));
+      if (listSandboxDir(root, rel.split(path.sep).join('/')).length) throw new Error(`a bound folder's mount point is not empty: ${b.dest}`);
+    }
+    signal?.throwIfAborted();
+    const slot = await this.executor.boundContainer(this.spec, this.slot.image, binds);
+    const once = new DockerSession(slot, this.spec, this.backstopGraceMs, this.confined, this.testWrites, () => slot.remove());
+    try {
+      return await once.run({ ...cmd, binds: undefined }, signal);
+    } finally {
+      await once.close();
+    }
   }
 
   /** The phase through the container's runner: the same command, deadlines and kills as an exec. */
@@ -860,4 +951,22 @@ async function exitCodeOf(exec: Dockerode.Exec): Promise<number | null> {
     await new Promise((r) => setTimeout(r, 20 + i * 5));
   }
   return null;
+}
+
+/**
+ * A slot's own copy of a kept build (`KeptBuilds.share`), made on the host before any of the test
+ * exists: `target` (inside the sandbox, reached without a link: the project's build ran as root in the
+ * copy) emptied, then filled with `lower`'s files, modes and times (cargo compares times), links copied
+ * as links. Nothing of the slot ever reaches `lower`.
+ */
+export function copyKeptBuild(sandboxDir: string, lower: string, target: string): void {
+  const rel = path.relative(sandboxDir, target).split(path.sep).join('/');
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw new Error(`a kept build goes inside the sandbox, not at ${target}`);
+  ensureDirInSandbox(sandboxDir, rel);
+  if (listSandboxDir(sandboxDir, rel).length) {
+    fs.rmSync(target, { recursive: true, force: true });
+    ensureDirInSandbox(sandboxDir, rel);
+  }
+  const r = spawnSync('cp', ['-R', '--no-dereference', '--reflink=auto', '--preserve=mode,timestamps', `${lower}/.`, `${target}/`], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`could not copy the kept build ${lower}: ${(r.stderr || r.error?.message || '').trim()}`);
 }

@@ -17,7 +17,7 @@ export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { environmentWarmKey, familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
-import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type OverlayMount, type PhaseCommand, type PhaseResult, type RegressionVerdict } from './types';
+import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type KeptBuilds, type OverlayMount, type PhaseCommand, type PhaseResult, type RegressionVerdict } from './types';
 
 export interface EvaluateOptions {
   executor: Executor;
@@ -156,7 +156,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     const tools = toolchain.prepareTools?.(ctx) ?? Promise.resolve(null);
     // Settled either way: a warm-up that throws or ends the slot leaves no rejection unhandled.
     tools.catch(() => undefined);
-    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed);
+    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed, open.keptBuilds);
     if (warm && !('phase' in warm)) {
       return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     }
@@ -439,9 +439,10 @@ export async function warmUp(
   run: (cmd: PhaseCommand) => Promise<PhaseResult>,
   repoDir = 'the repository',
   warmed?: Map<string, unknown>,
+  kept?: KeptBuilds,
 ): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
-  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir, warmed });
+  if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir, warmed, kept });
   if (!toolchain.warmUp) return null;
   // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
   if (!toolchain.cacheDirInSandbox) return run(toolchain.warmUp(ctx, ''));

@@ -4,7 +4,7 @@ import type { TaskRecord } from '../tasks/record';
 import * as path from 'node:path';
 import { readSandboxFile, SandboxFileError, writeSandboxFile } from './safe-fs';
 import type { Sandbox } from './sandbox';
-import type { Executor, OverlayMount, PhaseCommand, PhaseName, PhaseResult } from './types';
+import type { Executor, KeptBuilds, OverlayMount, PhaseCommand, PhaseName, PhaseResult } from './types';
 
 export interface PhaseTimeouts {
   /**
@@ -211,6 +211,8 @@ export interface PrepareWith {
   repoDir?: string;
   /** What the reused environment the slot runs in already holds, by warm key (`Session.warmed`). */
   warmed?: Map<string, unknown>;
+  /** Warm-ups' builds the session keeps on the host across processes (`Session.keptBuilds`: docker). */
+  kept?: KeptBuilds;
 }
 
 /** The focal file as the toolchain placed the test into it: the task's file with `writtenCode` inserted or appended. */

@@ -129,6 +129,20 @@ export interface Session {
    * (its caches are still in the environment). Absent where the environment lives for one slot only.
    */
   readonly warmed?: Map<string, unknown>;
+  /**
+   * Warm-ups' builds kept on the host across slots and processes for a session whose toolchain is an
+   * image's (docker): the language's folder of entries (warm-environment.ts), and the image the
+   * session runs (part of every key). A warm-up fills an entry through `PhaseCommand.binds` (the entry
+   * mounted at its folder in the sandbox, for that trusted command only); slots get a copy of it
+   * (`share`), made before any test exists. Absent where the executor keeps nothing (local: `sharedCache`).
+   */
+  readonly keptBuilds?: KeptBuilds;
+}
+
+/** What a session keeps of warm-ups across processes (`Session.keptBuilds`). */
+export interface KeptBuilds extends SharedCache {
+  /** What the phases run with that the copy's content does not say: the image's id (its toolchain and caches). */
+  identity: string;
 }
 
 /**

@@ -155,7 +155,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     const open = await tagged(opts.executor.open({ language, sandboxDir: sandbox.dir, limits: { ...DEFAULT_LIMITS, ...opts.limits }, image: opts.image }));
     session = open;
     const run = (cmd: PhaseCommand): Promise<PhaseResult> => tagged(open.run(cmd, opts.signal));
-    await warmUp(ctx, opts.executor, run, opts.repoDir);
+    await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed, open.keptBuilds);
     const { placement, compiled } = await placeAndCompile(ctx, run);
     if (placement.environment) return summarize([], 0, `no mutant can be judged: ${placement.environment.reason}`);
     if (compiled.exitCode !== 0) return summarize([], 0, `the test does not compile (exit ${compiled.exitCode}): ${tail(compiled.output)}`);

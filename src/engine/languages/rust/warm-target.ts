@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { readSandboxFile, writeSandboxFile } from '../../execute/safe-fs';
 import type { PrepareWith, RunContext } from '../../execute/toolchain';
@@ -6,7 +7,6 @@ import type { EnvironmentProblem } from '../../score/types';
 import { repositoryNameOrNull } from '../../tasks/task-path';
 import { environmentWarmKey, familyOf, hostToolIdentity, shareWithSlot, warmEntry, warmKey, type WarmBuildResult } from '../../execute/warm-environment';
 import { unfinishedBuildProblem } from '../../execute/warm-up-problem';
-import { phase } from '../../execute/toolchain';
 import { fetchDependencies, isResolutionFailure, unresolvableProblem, type FetchResult } from './dependencies';
 import { CARGO_METADATA_FILE, MAX_METADATA_BYTES } from './test-targets';
 
@@ -158,48 +158,63 @@ function doesNotBuild(warm: PhaseResult, repo: string, ctx: RunContext): Environ
 
 /**
  * In a container (the docker executor): the dependencies were fetched when the repository's image was
- * built, and there is no cache shared between slots; the warm-up builds into the slot's own target
- * folder (so the compile after it starts warm) and its status says, as on the host, whether the
- * dependencies resolve offline with this toolchain and the project builds, before the test exists.
- * A container reused slot after slot keeps that target once per key and gives each later slot a copy
- * of it instead of the warm-up (`Session.warmed`): dependencies are built once per container.
+ * built. The warm-up's target is kept on the host across slots and processes (`Session.keptBuilds`),
+ * per key — the pristine copy's whole tree, the image's id and the flags — in the same kind of entry
+ * as the local executor's (warm-environment.ts: built once under a lock shared between processes,
+ * `partial.json` while unfinished, so a build cut short by a limit, a cancellation or a killed process
+ * is continued by the next try, in this process or another). The warm-up fills the entry through a
+ * bind (`PhaseCommand.binds`): a container of its own, made for that trusted command before the test
+ * exists, with the entry shown at the slot's target folder; the slot's container never sees the entry.
+ * Each slot then gets its own copy of it, made on the host before its test exists (a test spoils only
+ * its copy). Without a place to keep builds the warm-up builds into the slot's own target folder.
  */
-async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem> {
-  // A reused container keeps the target its first slot of the key built (at the one path all its
-  // slots have), untouched by any test: later slots start from a copy of it.
-  const kept = with_.warmed ? { map: with_.warmed, key: environmentWarmKey(ctx, { toolchain: `rust container target v1\0${plan.flags}`, scope: '' }) } : null;
-  const saved = kept?.map.get(kept.key) as KeptTarget | undefined;
-  if (kept && saved) {
-    const restored = await with_.run(keptTargetCommand(ctx, plan, 'restore', kept.key));
-    if (restored.exitCode === 0 && !restored.timedOut) {
-      for (const { rel, content } of saved.locks) if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
-      metadataOf.set(ctx.sandbox, saved.cargoMetadata);
-      return restored;
-    }
-    // Gone or damaged: this slot warms up as the first did (and keeps its target again).
-    kept.map.delete(kept.key);
+async function prepareInContainer(ctx: RunContext, with_: PrepareWith, plan: WarmTargetPlan): Promise<PhaseResult | EnvironmentProblem | null> {
+  let kept = with_.kept;
+  let root: string | undefined;
+  try {
+    root = kept?.dir;
+  } catch {
+    kept = undefined; // nowhere to keep builds (a read-only home): the slot warms up into its own target
   }
-  const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
-  const warm = await with_.run(plan.command(plan.targetInSandbox));
-  if (warm.timedOut) return unfinishedBuildProblem(warm, repositoryHint(ctx));
-  if (warmed(warm)) {
-    const cargoMetadata = readCargoMetadata(ctx);
-    metadataOf.set(ctx.sandbox, cargoMetadata);
-    // Kept before any test exists (prepareSandbox runs before placement); a failed copy only costs later slots their head start.
-    if (kept) {
-      const copy = await with_.run(keptTargetCommand(ctx, plan, 'keep', kept.key));
-      if (copy.exitCode === 0 && !copy.timedOut) kept.map.set(kept.key, { locks: changedLocks(ctx, before), cargoMetadata } satisfies KeptTarget);
+  if (!kept || !root) {
+    const warm = await with_.run(plan.command(plan.targetInSandbox));
+    if (warm.timedOut) return unfinishedBuildProblem(warm, repositoryHint(ctx));
+    if (warmed(warm)) {
+      metadataOf.set(ctx.sandbox, readCargoMetadata(ctx));
+      return warm;
     }
-    return warm;
+    const repo = repositoryHint(ctx);
+    return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx);
   }
-  const repo = repositoryHint(ctx);
-  return isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx);
-}
-
-/** What a reused container remembers of a key whose warm-up passed there (`Session.warmed`). */
-interface KeptTarget {
-  locks: WarmMeta['locks'];
-  cargoMetadata: string | null;
+  const toolchain = `rust container target v2\0${kept.identity}\0${plan.flags}`;
+  let ranHere: PhaseResult | null = null;
+  const outcome = await warmEntry<WarmMeta>({
+    root,
+    key: environmentWarmKey(ctx, { toolchain, scope: '' }),
+    content: 'target',
+    family: familyOf(toolchain),
+    // cargo rewrites files of its target folder in place: each slot gets a copy, never links.
+    prime: false,
+    build: async (target) => {
+      const before = new Map(lockCandidates(ctx).map((rel) => [rel, readSandboxFile(ctx.sandbox.dir, rel)]));
+      const warm = await with_.run({ ...plan.command(plan.targetInSandbox), binds: [{ source: target, dest: plan.targetInSandbox }] });
+      ranHere = warm;
+      // The project's build scripts ran as root there: no set-user-id file of theirs reaches a slot.
+      spawnSync('find', [target, '-type', 'f', '-perm', '/6000', '-exec', 'chmod', 'ug-s', '{}', '+']);
+      const repo = repositoryHint(ctx);
+      if (warm.timedOut) return { ok: false, problem: unfinishedBuildProblem(warm, repo), unfinished: true };
+      if (!warmed(warm)) return { ok: false, problem: isResolutionFailure(warm.output) ? unresolvableProblem(warm.output, repo) : doesNotBuild(warm, repo, ctx) };
+      return { ok: true, meta: { locks: changedLocks(ctx, before), cargoMetadata: readCargoMetadata(ctx) } };
+    },
+  });
+  if (!outcome.ok) return outcome.problem;
+  // The lock files the warm-up wrote (in the slot that ran it they are already there), then the slot's copy.
+  for (const { rel, content } of outcome.entry.meta.locks) {
+    if (readSandboxFile(ctx.sandbox.dir, rel) !== content) writeSandboxFile(ctx.sandbox.dir, rel, content);
+  }
+  kept.share(outcome.entry.content, plan.targetInSandbox, { rewritesInPlace: true });
+  metadataOf.set(ctx.sandbox, outcome.entry.meta.cargoMetadata ?? null);
+  return ranHere;
 }
 
 /** Lock files the warm-up wrote or changed since `before` (read without following links). */
@@ -210,27 +225,6 @@ function changedLocks(ctx: RunContext, before: Map<string, string | null>): Warm
     if (now !== null && now !== old) locks.push({ rel, content: now });
   }
   return locks;
-}
-
-/**
- * Where a reused container keeps warm targets (in the image's root-owned /xrt, as / is read-only to
- * root there): root's alone (mode 0700), never seen by the test user;
- * the two newest keys are kept (a container serves one repository after another in a benchmark).
- */
-const KEPT_TARGETS = '/xrt/warm';
-
-/** The trusted root phase that keeps the slot's fresh warm target in the container, or restores it into a new slot. */
-function keptTargetCommand(ctx: RunContext, plan: WarmTargetPlan, what: 'keep' | 'restore', key: string): PhaseCommand {
-  const script =
-    what === 'keep'
-      ? [
-          'set -e; k=$1; t=$2; umask 077',
-          `mkdir -p ${KEPT_TARGETS}; chmod 0700 ${KEPT_TARGETS}; cd ${KEPT_TARGETS}`,
-          'rm -rf "$k.new"; cp -a "$t" "$k.new"; rm -rf "$k"; mv "$k.new" "$k"',
-          'ls -t | grep -v -x -e "$k" | tail -n +2 | while read -r o; do rm -rf "./$o"; done',
-        ]
-      : ['set -e; k=$1; t=$2', `[ -d "${KEPT_TARGETS}/$k" ]`, 'mkdir -p "$t"', `cp -a "${KEPT_TARGETS}/$k/." "$t/"`];
-  return phase('warm-up', ctx, ['sh', '-c', script.join('\n'), `${what}-target`, key, plan.targetInSandbox], ctx.sandbox.projectRoot);
 }
 
 /**
