@@ -143,3 +143,56 @@ export function skipBecause(ctx: Mocha.Context, reason: string): never {
   ctx.skip();
   throw new Error('unreachable'); // ctx.skip() throws; this satisfies the `never` type
 }
+
+/** A local chat-completions server (the OpenAI wire format) that answers each call with `reply(n)`, n from 1. */
+export interface ChatServer {
+  /** `http://127.0.0.1:<port>/v1`, for `xrepotest.baseUrl`. */
+  url: string;
+  /** What each call was sent: its messages joined. */
+  received: string[];
+  close(): Promise<void>;
+}
+
+export async function startChatServer(reply: (call: number, prompt: string) => string): Promise<ChatServer> {
+  const http = await import('node:http');
+  const received: string[] = [];
+  const server = http.createServer((req, res) => {
+    let data = '';
+    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
+    req.on('end', () => {
+      const body = JSON.parse(data || '{}') as { model?: string; messages?: Array<{ content: string }> };
+      const prompt = (body.messages ?? []).map((m) => m.content).join('\n');
+      received.push(prompt);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const content = reply(received.length, prompt);
+      res.end(JSON.stringify({ id: 'r', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}/v1`, received, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** Points the extension at a chat server as an OpenAI-compatible model (user settings and a stored key); `undo` puts the settings back. */
+export async function useChatServer(server: ChatServer, model: string): Promise<{ undo(): Promise<void> }> {
+  const config = vscode.workspace.getConfiguration('xrepotest');
+  if ((await vscode.commands.executeCommand('xrepotest.setApiKey', 'openai-compatible', 'sk-local-test-0123456789')) !== true) throw new Error('the key was not stored');
+  await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
+  await config.update('model', model, vscode.ConfigurationTarget.Global);
+  await config.update('baseUrl', server.url, vscode.ConfigurationTarget.Global);
+  return {
+    async undo() {
+      for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
+    },
+  };
+}
+
+/** The code lenses of a document on one line (1-based), as the editor has them now. */
+export async function lensesOn(uri: vscode.Uri, line: number): Promise<vscode.CodeLens[]> {
+  return ((await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? []).filter((l) => l.range.start.line === line - 1);
+}
+
+/** Runs a lens's command as a click on it does. */
+export function clickLens<T>(lens: vscode.CodeLens): Thenable<T> {
+  return vscode.commands.executeCommand<T>(lens.command!.command, ...(lens.command!.arguments ?? []));
+}
