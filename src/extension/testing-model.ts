@@ -30,6 +30,19 @@ export function messageContext(state: ItemState): 'xrepotest.failed' | 'xrepotes
 }
 
 /**
+ * What ends a message the Testing peek shows with a button (package.json `testing/message/content`):
+ * VS Code 1.100 sizes the message's area to its text and floats the button over its bottom right
+ * (`.floating-click-widget`, 10 px from the bottom), so the button covered the text's last line, or
+ * was cut off below a one-line message. Empty lines after the text are the room it takes.
+ */
+export const ROOM_FOR_THE_BUTTON = '\n\n\n';
+
+/** A peek message's text (trailing blank space trimmed), then room for its button. */
+export function withRoomForTheButton(text: string): string {
+  return text.replace(/\s+$/, '') + ROOM_FOR_THE_BUTTON;
+}
+
+/**
  * The Test Coverage view's entry for a scored function. VS Code computes its figure from the statements
  * inside its range, which are the focal function's executable lines: the score's coverage, the lens's
  * number. The file's entry above it is VS Code's own total for the file (those statements plus one per

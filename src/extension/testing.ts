@@ -16,7 +16,7 @@ import type { ClientRequest } from '../shared/wire';
 import { wasCancelled, type Engine } from './engine';
 import { isScoringBusy, onDidScoreFunction } from './scoring';
 import { engineSettings, requestSettings } from './settings';
-import { candidateLabel, candidatePicks, candidateState, canRepair, CoverageAccumulator, focalDeclarationName, messageContext, phaseOutput, type ItemState } from './testing-model';
+import { candidateLabel, candidatePicks, candidateState, canRepair, CoverageAccumulator, focalDeclarationName, messageContext, phaseOutput, withRoomForTheButton, type ItemState } from './testing-model';
 import { requireTrust } from './trust';
 
 /** Generated tests are shown read-only under this scheme until "Accept into project" writes one. */
@@ -147,7 +147,9 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
   };
 
   const messageOf = (c: Candidate, state: ItemState, text: string, line: number | undefined, column?: number, tc?: CandidateCase): vscode.TestMessage => {
-    const m = tc?.expected !== undefined && tc.actual !== undefined ? vscode.TestMessage.diff(text, tc.expected, tc.actual) : new vscode.TestMessage(text);
+    // The peek floats its button (Repair, Regenerate) over the message's end: room for it after the text.
+    const shown = withRoomForTheButton(text);
+    const m = tc?.expected !== undefined && tc.actual !== undefined ? vscode.TestMessage.diff(shown, tc.expected, tc.actual) : new vscode.TestMessage(shown);
     if (line) m.location = new vscode.Location(c.doc, new vscode.Position(line - 1, column ? column - 1 : 0));
     m.contextValue = messageContext(state);
     return m;
@@ -173,7 +175,7 @@ export function registerTesting({ request: send, log, context }: Engine): Testin
     if (state === 'passed') set(c.item, state, []);
     else if (r.environment) {
       // The machine's gap, not the test's: the cause and the fix, and none of the test's actions (repair, accept).
-      const m = new vscode.TestMessage(`Can't run here: ${r.environment.cause}.\nHow to fix: ${r.environment.fix}`);
+      const m = new vscode.TestMessage(withRoomForTheButton(`Can't run here: ${r.environment.cause}.\nHow to fix: ${r.environment.fix}`));
       m.contextValue = 'xrepotest.environment';
       set(c.item, 'errored', [m]);
     } else if (r.compileError) set(c.item, state, [messageOf(c, state, r.compileError.message, r.compileError.line, r.compileError.column)]);

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { candidatePicks, canRepair, messageContext, writtenBy, type CandidateSummary } from '../../src/extension/testing-model';
+import { candidatePicks, canRepair, messageContext, ROOM_FOR_THE_BUTTON, withRoomForTheButton, writtenBy, type CandidateSummary } from '../../src/extension/testing-model';
 import { evaluateWhen, readPackageJson, visibleActions } from '../helpers/menus';
 import { REPO_ROOT } from '../helpers/paths';
 
@@ -79,5 +79,12 @@ describe('Keep a generated test: the palette\'s list of candidates', () => {
   it('says who wrote a test in plain words', () => {
     assert.equal(writtenBy({ provider: 'anthropic', model: 'claude-x', sample: 1, round: 1 }), 'written by claude-x (anthropic) · attempt 2, repair 1');
     assert.equal(writtenBy({ provider: 'manual', model: 'manual', sample: 0, round: 0 }), 'written by hand · attempt 1');
+  });
+
+  it('ends a peek message with room for its button, once, whatever blank space the text ended with', () => {
+    assert.equal(ROOM_FOR_THE_BUTTON, '\n\n\n');
+    assert.equal(withRoomForTheButton('got "a", want "b"'), 'got "a", want "b"\n\n\n');
+    assert.equal(withRoomForTheButton('line 1\nline 2\n\n  \n'), 'line 1\nline 2\n\n\n');
+    assert.equal(withRoomForTheButton(withRoomForTheButton('x')), 'x\n\n\n');
   });
 });

@@ -21,6 +21,8 @@ export interface ScreenshotRequest {
   name: string;
   /** Text the workbench must show first (the runner waits for it, then shoots either way). */
   waitForText?: string;
+  /** Whether to measure the open Testing peek's message: its action button against the message's text. */
+  peekActions?: boolean;
 }
 
 /** Written by the runner as `<name>.json` once `<name>.png` is complete: what the page showed. */
@@ -34,6 +36,22 @@ export interface ScreenshotReceipt {
    * width, not cut off at its right edge (null when not asked, not found, or not in an editor).
    */
   fitsEditor?: boolean | null;
+  /**
+   * With `peekActions`: the Testing peek's message and the action button VS Code draws over it
+   * (`testing/message/content`), measured in the page (null: no peek message with a button showed).
+   */
+  peek?: PeekMeasure | null;
+}
+
+export interface PeekMeasure {
+  /** The button lies whole inside the message's area (not cut off at its bottom). */
+  buttonInside: boolean;
+  /** Lines of the message's text that the button's box overlaps (their text). */
+  covered: string[];
+  /** The button's label. */
+  button: string;
+  /** The start of the message's text, to tell which message was measured. */
+  text: string;
 }
 
 /** A log line `<prefix><json InputRequest>`: the runner types into the workbench, as a user would. */

@@ -32,6 +32,7 @@ import {
   START_MARKER,
   type InputReceipt,
   type InputRequest,
+  type PeekMeasure,
   type ScreenshotReceipt,
   type ScreenshotRequest,
   type SuiteCounts,
@@ -265,13 +266,45 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
           })
           .catch(() => null)
       : null;
+  const peek = request.peekActions ? await measurePeek(page) : undefined;
   const file = path.join(dir, `${name}.png`);
   // Written aside and renamed, so the suite never sees half a picture or a receipt before it.
   await page.screenshot({ path: `${file}.part`, type: 'png' });
   fs.renameSync(`${file}.part`, file);
-  const receipt: ScreenshotReceipt = { name, file, textFound, fitsEditor };
+  const receipt: ScreenshotReceipt = { name, file, textFound, fitsEditor, ...(peek !== undefined ? { peek } : {}) };
   writeReceipt(dir, name, receipt);
   process.stdout.write(`screenshot: ${file}${textFound === false ? ` (text not shown: ${request.waitForText})` : ''}\n`);
+}
+
+/**
+ * The Testing peek's message (VS Code 1.100: `.test-output-peek-message-container`) and the action
+ * button it floats over the message's bottom right (`.floating-click-widget`): whether the button lies
+ * inside the message's area, and which lines of text (a plain message's editor lines, a Markdown
+ * message's blocks) its box overlaps. Null when no visible peek message has a button.
+ */
+async function measurePeek(page: Page): Promise<PeekMeasure | null> {
+  return page
+    .locator('.test-output-peek-message-container')
+    .evaluateAll((containers) => {
+      for (const container of containers.filter((c) => c.getClientRects().length > 0)) {
+        const button = container.querySelector('.floating-click-widget');
+        if (!button) continue;
+        const b = button.getBoundingClientRect();
+        const c = container.getBoundingClientRect();
+        const buttonInside = b.top >= c.top - 0.5 && b.bottom <= c.bottom + 0.5 && b.left >= c.left - 0.5 && b.right <= c.right + 0.5;
+        const lines = Array.from(container.querySelectorAll('.view-line, .preview-text p, .preview-text li, .preview-text pre') as unknown as ArrayLike<typeof container>).filter((e) => (e.textContent ?? '').trim() !== '');
+        const covered = lines
+          .filter((e) => {
+            // An editor line's box spans the editor's width: its text is the span inside it (spaces drawn as U+00A0).
+            const r = (e.classList.contains('view-line') ? (e.firstElementChild ?? e) : e).getBoundingClientRect();
+            return r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom;
+          })
+          .map((e) => (e.textContent ?? '').replace(/\u00a0/g, ' ').trim());
+        return { buttonInside, covered, button: (button.textContent ?? '').trim(), text: lines.map((e) => (e.textContent ?? '').replace(/\u00a0/g, ' ').trim()).join(' ').slice(0, 300) };
+      }
+      return null;
+    })
+    .catch(() => null);
 }
 
 async function settleQuickPick(page: Page, typed: string): Promise<void> {

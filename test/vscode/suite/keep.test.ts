@@ -1,7 +1,5 @@
 import * as assert from 'node:assert';
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { Engine } from '../../../src/extension/engine';
@@ -10,7 +8,7 @@ import { canRepair, messageContext } from '../../../src/extension/testing-model'
 import { DEFAULT_ENGINE_SETTINGS } from '../../../src/shared/protocol';
 import { REPAIR_CANDIDATE, RUN_CANDIDATE, type ScoreFunctionResult } from '../../../src/shared/scoring-protocol';
 import { readPackageJson, visibleActions } from '../../helpers/menus';
-import { EXTENSION_ID, openInEditor, REPO_ROOT, screenshot, userInput, waitFor, workspaceRoot } from './helpers';
+import { clickLens, EXTENSION_ID, openInEditor, REPO_ROOT, screenshot, startChatServer, userInput, useChatServer, waitFor, workspaceRoot } from './helpers';
 
 const FILE = 'item.go';
 const STATUS_LINE = 7;
@@ -42,6 +40,19 @@ func TestStatusNoSuchHelper(t *testing.T) {
 }
 `;
 
+/** Fails with a message long enough to fill the peek's width (the button is drawn at its bottom right). */
+const LONG_FAILURE = `package inventory
+
+import "testing"
+
+func TestStatusLongStory(t *testing.T) {
+	it := Item{SKU: "bk-1", Quantity: 0}
+	if got := it.Status(1); got != "ok" {
+		t.Errorf("an empty shelf of SKU %s was expected to read %q on the first day, as the store's old dashboard showed it before the reorder rules changed and every empty shelf turned red, but Status said %q instead, which the team that owns the dashboard still disputes", it.SKU, "ok", got)
+	}
+}
+`;
+
 /** A model's repair of WRONG_VALUE, as an OpenAI-compatible server answers it. */
 const REPAIRED = [
   '```go',
@@ -57,21 +68,6 @@ const REPAIRED = [
   '}',
   '```',
 ].join('\n');
-
-/** A local chat-completions endpoint that records what it is sent and answers REPAIRED. */
-function startChatServer(received: string[]): Promise<http.Server> {
-  const server = http.createServer((req, res) => {
-    let data = '';
-    req.on('data', (chunk: Buffer) => (data += chunk.toString()));
-    req.on('end', () => {
-      const body = JSON.parse(data || '{}') as { model?: string; messages?: Array<{ content: string }> };
-      received.push((body.messages ?? []).map((m) => m.content).join('\n'));
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ id: 'r', object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, message: { role: 'assistant', content: REPAIRED }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
-    });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
 
 const children = (item: vscode.TestItem): vscode.TestItem[] => {
   const out: vscode.TestItem[] = [];
@@ -152,6 +148,41 @@ describe('Keep a generated test', () => {
     assert.strictEqual(fs.readFileSync(written, 'utf8'), generated.testCode);
     assert.strictEqual(vscode.window.activeTextEditor?.document.uri.fsPath, written, 'the accepted test is opened');
     await closeAll();
+  });
+
+  it('after "Accept test" a notification names the new file with Undo and Reveal; its Undo removes the file, and Ctrl+Z in the new file undoes the acceptance', async function () {
+    this.timeout(120_000);
+    const acceptLens = async () => waitFor('the Accept test lens', 20_000, async () => (await lensesOnStatus()).find((l) => l.command?.title === 'Accept test'));
+    const notice = `Status's test is now in ${ACCEPTED}`;
+    await vscode.commands.executeCommand('notifications.clearAll');
+    // The notification's Undo, clicked in the workbench as a user clicks it.
+    const written = await clickLens<string>(await acceptLens());
+    assert.strictEqual(written, accepted());
+    assert.ok(fs.existsSync(written));
+    const shown = await screenshot({ name: 'keep-accept-notification', waitForText: notice });
+    assert.strictEqual(shown.textFound, true, `a notification says "${notice}"`);
+    const undo = await userInput({ name: 'keep-accept-notification-undo', steps: [{ waitForText: notice, click: '.notifications-toasts .notification-list-item:has-text("is now in item_status_test.go") .monaco-button:has-text("Undo")' }] });
+    assert.strictEqual(undo.error, undefined, undo.error);
+    await waitFor(`${ACCEPTED} removed by the notification's Undo`, 15_000, () => (fs.existsSync(written) ? undefined : true));
+    await closeAll();
+
+    // Reveal: the notification's other button shows the new file in the Explorer.
+    await vscode.commands.executeCommand('notifications.clearAll');
+    await clickLens<string>(await acceptLens());
+    const reveal = await userInput({ name: 'keep-accept-notification-reveal', steps: [{ waitForText: notice, click: '.notifications-toasts .notification-list-item:has-text("is now in item_status_test.go") .monaco-button:has-text("Reveal")' }] });
+    assert.strictEqual(reveal.error, undefined, reveal.error);
+    const revealed = await screenshot({ name: 'keep-accept-revealed', waitForText: ACCEPTED });
+    assert.strictEqual(revealed.textFound, true);
+
+    // Ctrl+Z pressed in the new file's editor (the lens's Accept opened it) takes the acceptance back.
+    assert.strictEqual(vscode.window.activeTextEditor?.document.uri.fsPath, written, 'the accepted test is the active editor');
+    await vscode.window.showTextDocument(vscode.window.activeTextEditor!.document, { preview: false });
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+    const pressed = await userInput({ name: 'keep-accept-ctrl-z', steps: [{ click: '.editor-group-container.active .monaco-editor .view-lines' }, { press: 'Control+z' }] });
+    assert.strictEqual(pressed.error, undefined, pressed.error);
+    await waitFor(`${ACCEPTED} removed by Ctrl+Z`, 15_000, () => (fs.existsSync(written) ? undefined : true));
+    await closeAll();
+    await vscode.commands.executeCommand('notifications.clearAll');
   });
 
   it('accepting a Testing view item creates the file as a workspace edit that Undo takes back', async function () {
@@ -257,6 +288,37 @@ describe('Keep a generated test', () => {
     await closeAll();
   });
 
+  it('the peek\'s button on a failure sits below the message\'s text, never over it (screenshot)', async function () {
+    this.timeout(180_000);
+    const failed = await runCandidate(LONG_FAILURE);
+    assert.strictEqual(failed.compiled, true, failed.compileError?.message);
+    assert.strictEqual(failed.passed, false);
+    testing.record(failed);
+    const run = testing.runs.at(-1)!;
+    const messages = [...run.states.values()].flatMap((s) => s.messages).filter((m) => m.contextValue);
+    assert.ok(messages.length >= 2, 'the candidate\'s message and its failing case\'s');
+    const located = messages.find((m) => m.location)!;
+    assert.ok(located, 'the failing case\'s message has a location');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    // The cursor on the failing line, as a user puts it there, then Peek Output (it peeks the failure at the cursor).
+    const focused = await vscode.window.showTextDocument(located.location!.uri, { preview: false });
+    const at = located.location!.range.start;
+    focused.selection = new vscode.Selection(at, at);
+    await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+    await vscode.commands.executeCommand('testing.openOutputPeek');
+    const shot = await screenshot({ name: 'keep-peek-button-clear', waitForText: 'Regenerate', peekActions: true });
+    assert.strictEqual(shot.textFound, true, 'the peek shows its button');
+    console.log(`      the peek measured: ${JSON.stringify(shot.peek)}`);
+    assert.ok(shot.peek, 'the peek\'s message and its button were measured');
+    assert.strictEqual(shot.peek.button, 'Regenerate');
+    assert.match(shot.peek.text, /an empty shelf of SKU bk-1/, 'the long message was measured');
+    assert.deepStrictEqual(shot.peek.covered, [], 'no line of the message lies under the button');
+    assert.strictEqual(shot.peek.buttonInside, true, 'the button is whole, inside the message\'s area');
+    // What makes it so: every message that gets a button ends with room for it, empty lines after the text.
+    for (const m of messages) assert.match(String(m.message), /\S\n\n\n$/, `room for the button after: ${JSON.stringify(String(m.message).slice(-80))}`);
+    await closeAll();
+  });
+
   it('"Repair with model" on the baseline says why instead of returning the same test', async function () {
     this.timeout(60_000);
     const focal = testing.controller.items.get(`${editor.document.uri.toString()}#${STATUS_LINE}`)!;
@@ -276,14 +338,10 @@ describe('Keep a generated test', () => {
 
   it('"Repair with model" with a model sends the failed test and its log, and adds the repair as a new candidate', async function () {
     this.timeout(180_000);
-    const received: string[] = [];
-    const server = await startChatServer(received);
-    const config = vscode.workspace.getConfiguration('xrepotest');
+    const server = await startChatServer(() => REPAIRED);
+    const received = server.received;
+    const settings = await useChatServer(server, 'local-repairer');
     try {
-      assert.strictEqual(await vscode.commands.executeCommand('xrepotest.setApiKey', 'openai-compatible', 'sk-keep-test-0123456789'), true);
-      await config.update('provider', 'openai-compatible', vscode.ConfigurationTarget.Global);
-      await config.update('model', 'local-repairer', vscode.ConfigurationTarget.Global);
-      await config.update('baseUrl', `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, vscode.ConfigurationTarget.Global);
       const focal = testing.controller.items.get(`${editor.document.uri.toString()}#${STATUS_LINE}`)!;
       const before = children(focal).length;
       const r = (await vscode.commands.executeCommand('xrepotest.repairWithModel', { test: wrongItem })) as ScoreFunctionResult;
@@ -297,8 +355,60 @@ describe('Keep a generated test', () => {
       assert.strictEqual(children(focal).length, before + 1);
       assert.match(String(children(focal).at(-1)!.label), /^local-repairer test \d+ \(repair 1\)$/);
     } finally {
-      for (const key of ['provider', 'model', 'baseUrl']) await config.update(key, undefined, vscode.ConfigurationTarget.Global);
-      await new Promise((resolve) => server.close(resolve));
+      await settings.undo();
+      await server.close();
+    }
+  });
+  it('a failing score\'s lens offers Repair and Regenerate; Repair on the lens runs a repair round, and the lens then shows the repaired score', async function () {
+    this.timeout(300_000);
+    // A model (the OpenAI wire format, served here): its first test asserts a wrong value, its repair passes.
+    const server = await startChatServer((call) => (call === 1 ? ['```go', WRONG_VALUE.trimEnd(), '```'].join('\n') : REPAIRED));
+    const settings = await useChatServer(server, 'local-lens-repairer');
+    try {
+      await vscode.commands.executeCommand('notifications.clearAll');
+      const generate = await waitFor('the Generate lens on Status', 30_000, async () => (await lensesOnStatus()).find((l) => l.command?.title === 'Generate scored tests'));
+      const failing = await clickLens<ScoreFunctionResult>(generate);
+      assert.ok(failing, 'the lens command returned a score');
+      assert.strictEqual(failing.compiled, true, failing.compileError?.message);
+      assert.strictEqual(failing.passed, false, `the model's first test fails: ${failing.summary}`);
+      assert.match(failing.testCode, /TestStatusWrongValue/);
+      assert.strictEqual(server.received.length, 1);
+
+      const titles = (await lensesOnStatus()).map((l) => l.command?.title ?? '');
+      const at = titles.indexOf(failing.lensSummary!);
+      assert.ok(at >= 0, `the failing score is on the lens: ${titles.join(' | ')}`);
+      assert.match(failing.lensSummary!, /^✗ 0\/1 · /);
+      assert.deepStrictEqual(titles.slice(at + 1), ['Repair', 'Regenerate', 'Generate scored tests'], 'Repair and Regenerate beside the failing score, no Accept');
+      editor = await vscode.window.showTextDocument(editor.document, { preview: false });
+      editor.revealRange(new vscode.Range(STATUS_LINE - 1, 0, STATUS_LINE - 1, 0), vscode.TextEditorRevealType.AtTop);
+      const shot = await screenshot({ name: 'keep-failing-lens-repair', waitForText: 'Regenerate' });
+      assert.strictEqual(shot.textFound, true, 'the workbench shows the failing lens');
+      assert.strictEqual(shot.fitsEditor, true, 'Regenerate runs past the editor\'s right edge');
+
+      const repair = (await lensesOnStatus()).find((l) => l.command?.title === 'Repair')!;
+      const repaired = await clickLens<ScoreFunctionResult>(repair);
+      assert.ok(repaired, 'the Repair lens returned a score');
+      assert.strictEqual(server.received.length, 2, 'one more call: the repair');
+      assert.match(server.received[1], /TestStatusWrongValue/, 'the repair prompt holds the failing test');
+      assert.match(server.received[1], /out-of-stock/, 'and why it failed');
+      assert.strictEqual(repaired.round, failing.round + 1, 'a repair round of the same sample');
+      assert.strictEqual(repaired.sample, failing.sample);
+      assert.strictEqual(repaired.passed, true, repaired.reason ?? repaired.summary);
+      assert.match(repaired.testCode, /TestStatusRepaired/);
+      const after = await waitFor('the repaired score on the lens', 20_000, async () => {
+        const t = (await lensesOnStatus()).map((l) => l.command?.title ?? '');
+        return t.includes(repaired.lensSummary!) ? t : undefined;
+      });
+      assert.match(repaired.lensSummary!, /^✓ 1\/1 · /);
+      assert.ok(!after.includes(failing.lensSummary!), 'the failing score is gone from the lens');
+      assert.strictEqual(after[after.indexOf(repaired.lensSummary!) + 1], 'Accept test', 'a passing test can now be accepted');
+      assert.ok(!after.includes('Repair'), 'no Repair on a passing test');
+      const focal = testing.controller.items.get(`${editor.document.uri.toString()}#${STATUS_LINE}`)!;
+      assert.match(String(children(focal).at(-1)!.label), /^local-lens-repairer test \d+ \(repair 1\)$/, 'the repair is the newest candidate in the Testing view');
+      await screenshot({ name: 'keep-repaired-lens', waitForText: 'Accept test' });
+    } finally {
+      await settings.undo();
+      await server.close();
     }
   });
 });
