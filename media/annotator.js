@@ -115,7 +115,13 @@
         'tr',
         { 'data-key': r.key, tabIndex: 0, className: r.key === state.selected ? 'selected' : '', 'aria-selected': r.key === state.selected ? 'true' : 'false' },
         el('td', { className: 'nowrap' }, el('span', { className: `badge ${r.outcome}`, text: OUTCOME_TEXT[r.outcome] })),
-        el('td', { title: r.filePath }, el('span', { className: 'fn', text: r.functionName }), el('span', { className: 'dim file', text: r.filePath })),
+        el(
+          'td',
+          { title: r.filePath },
+          el('span', { className: 'fn', text: r.functionName }),
+          r.suite ? el('span', { className: 'tag suite', text: `suite of ${r.suite} tests`, title: 'The first test and the tests Improve kept, merged into one file and scored as one test' }) : null,
+          el('span', { className: 'dim file', text: r.filePath }),
+        ),
         el('td', { className: 'nowrap', text: r.language }),
         el('td', { className: 'nowrap', text: r.repository }),
         el('td', { text: r.categoryLabel || '' }),
@@ -165,9 +171,10 @@
     const save = el('button', { type: 'button', id: 'save', 'data-action': 'save', text: 'Save annotation' });
     save.addEventListener('click', () => vscode.postMessage({ type: 'annotate', key: r.key, label: label.value || null, note: note.value }));
     const savedAt = r.annotation ? el('span', { className: 'dim', text: `saved ${new Date(r.annotation.time).toLocaleString()}` }) : null;
-    box.replaceChildren(
+    // replaceChildren writes a null as the text "null": the parts a result does not have are left out.
+    const parts = [
       el('h2', null, el('span', { className: `badge ${r.outcome}`, text: OUTCOME_TEXT[r.outcome] }), ` ${r.functionName}`),
-      el('p', { className: 'dim', text: `${r.filePath} · ${r.language} · test ${r.sample + 1}${r.round > 0 ? ` (repair ${r.round})` : ''}${r.model ? ` · ${r.model}` : ''}` }),
+      el('p', { className: 'dim', text: `${r.filePath} · ${r.language} · ${r.suite ? `suite of ${r.suite} tests from Improve, after test ${r.sample + 1}` : `test ${r.sample + 1}`}${r.round > 0 ? ` (repair ${r.round})` : ''}${r.model ? ` · ${r.model}` : ''}` }),
       r.reason ? el('p', { className: 'why', text: r.reason }) : null,
       el('p', { text: r.executable ? `Coverage: ${r.covered} of ${r.executable} executable lines of the function (${r.coverage}%)` : 'Coverage: none measured' }),
       el('div', { className: 'actions' }, open('function', 'Open function'), open('test', 'Open test'), open('logs', 'Open logs'), open('transcript', 'Open transcript'), open('coverage', 'Show coverage')),
@@ -175,7 +182,8 @@
       el('label', { for: 'label', className: 'field' }, el('span', { text: 'Label' }), label),
       el('label', { for: 'note', className: 'field' }, el('span', { text: 'Note' }), note),
       el('div', { className: 'actions' }, save, savedAt),
-    );
+    ];
+    box.replaceChildren(...parts.filter((p) => p !== null));
   }
 
   function select(key) {
@@ -202,7 +210,7 @@
         counts: c,
         total: state.rows.size,
         matching: matching.length,
-        shown: shown.map((r) => ({ key: r.key, outcome: r.outcome, language: r.language, repository: r.repository, functionName: r.functionName, category: r.category, label: r.annotation ? r.annotation.label : null })),
+        shown: shown.map((r) => ({ key: r.key, outcome: r.outcome, language: r.language, repository: r.repository, functionName: r.functionName, category: r.category, suite: r.suite || null, label: r.annotation ? r.annotation.label : null })),
         selected: state.selected && state.rows.has(state.selected) ? state.selected : null,
         loading: state.loading,
         theme: ['vscode-dark', 'vscode-light', 'vscode-high-contrast', 'vscode-high-contrast-light'].filter((t) => document.body.classList.contains(t)).join(' '),

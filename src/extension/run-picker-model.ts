@@ -27,16 +27,21 @@ export interface RunFolderInfo {
 interface PickedRow {
   id?: string;
   task_id?: string | number;
-  xrt?: { language?: string; provider?: string; model?: string; mode?: string; baseline?: boolean; sample?: number; round?: number };
+  xrt?: { language?: string; sample?: number; round?: number; test_hash?: string; suite?: { tests?: number; test_hash?: string } };
 }
 
 /**
- * A row's slot: the same key as the engine's report/dedupe.ts `slotKey` (the extension cannot import
- * the engine; test/unit/run-picker.test.ts checks both count the same rows).
+ * The rows the annotator's table shows for a result line: the key of its test (the engine's
+ * store/annotations.ts `resultKey`: task, sample, round and the test's hash), and its suite's from
+ * improvement rounds, a row of its own (`suiteKey`). The extension cannot import the engine;
+ * test/unit/run-picker.test.ts checks the picker counts the rows the table does.
  */
-function slotOf(task: string, r: PickedRow): string {
+function rowKeysOf(task: string, r: PickedRow): string[] {
   const x = r.xrt ?? {};
-  return JSON.stringify([task, x.provider ?? null, x.model ?? null, x.mode ?? null, x.baseline === true, x.sample ?? 0, x.round ?? 0]);
+  const key = `${task}#${x.sample}#${x.round}#${x.test_hash}`;
+  const suite = x.suite;
+  if (!suite || typeof suite.tests !== 'number' || suite.tests < 2 || suite.test_hash === x.test_hash) return [key];
+  return [key, `${task}#${x.sample}#${x.round}#${suite.test_hash}`];
 }
 
 /** Counting reads the whole file: past this, the picker says its size instead. */
@@ -54,22 +59,22 @@ export function readRunFolder(dir: string): RunFolderInfo | undefined {
   const info: RunFolderInfo = { dir, modifiedMs: stat.mtimeMs, bytes: stat.size, editor: path.basename(dir) === 'editor' };
   if (stat.size <= COUNT_MAX_BYTES) {
     const ids = new Set<string>();
-    const slots = new Set<string>();
+    const rows = new Set<string>();
     for (const line of fs.readFileSync(path.join(dir, 'results.jsonl'), 'utf8').split('\n')) {
       if (!line.trim()) continue;
       try {
         const r = JSON.parse(line) as PickedRow;
         const task = typeof r.id === 'string' ? r.id : `${r.xrt?.language}:${String(r.task_id)}`;
         ids.add(task);
-        slots.add(slotOf(task, r));
+        for (const key of rowKeysOf(task, r)) rows.add(key);
       } catch {
         /* a torn last line of a run still being written */
       }
     }
     info.tasks = ids.size;
-    // Slots, as the annotator's table and the report count them: a slot written twice (scored, then
-    // with its mutants or its suite) is one result.
-    info.results = slots.size;
+    // The annotator table's rows: a test written twice (scored, then with its mutants) is one; a suite
+    // from improvement rounds is one more, beside the slot's first test.
+    info.results = rows.size;
   }
   try {
     const settings = JSON.parse(fs.readFileSync(path.join(dir, 'run.json'), 'utf8')) as { provider?: unknown; model?: unknown; mode?: unknown };

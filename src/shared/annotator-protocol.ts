@@ -136,7 +136,7 @@ export interface RenderedReport {
   counts: Record<'language' | 'repository' | 'outcome' | 'category', Record<string, number>>;
   total: number;
   matching: number;
-  shown: Array<Pick<ResultRow, 'key' | 'outcome' | 'language' | 'repository' | 'functionName' | 'category'> & { label: string | null }>;
+  shown: Array<Pick<ResultRow, 'key' | 'outcome' | 'language' | 'repository' | 'functionName' | 'category' | 'suite'> & { label: string | null }>;
   selected: string | null;
   loading: boolean;
   /** The body's theme class (vscode-dark, vscode-light, vscode-high-contrast). */

@@ -119,6 +119,8 @@ export interface WireResultRow {
   round: number;
   model: string | null;
   annotation: Pick<WireAnnotation, 'label' | 'note' | 'time'> | null;
+  /** A suite from improvement rounds (its tests), a row of its own beside the slot's first test; null: one test. */
+  suite: number | null;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   exportAnnotatedResults,
   resultKey,
   resultsFile,
+  suiteKey,
 } from '../../src/engine/store/annotations';
 import { checkoutsFile, focalSourceIn, readCheckouts, rememberCheckout, resolveCheckout } from '../../src/engine/store/checkout-map';
 import { readResultAt, scanResultRows, type ResultRow } from '../../src/engine/store/result-rows';
@@ -187,6 +188,54 @@ describe('annotations of a run (engine)', () => {
     // Nor after a failed export, once any file operation it started has had time to land.
     await new Promise((resolve) => setTimeout(resolve, 100));
     assert.deepEqual(fs.readdirSync(path.dirname(out)), ['annotated.jsonl'], 'a failed export leaves no temporary file');
+  });
+
+  it('a suite from improvement rounds is a row of its own: its merged test, coverage and annotation; a suite of one test is none', async () => {
+    const first = result(0, 'passed');
+    const suite = {
+      tests: 2,
+      test_code: 'package shop // the merged suite',
+      test_hash: 'suite0',
+      passed: true,
+      coverage: { covered_lines: 3, total_lines: 4, coverage: 75, covered_line_numbers: [3, 4, 5], executable_line_numbers: [3, 4, 5, 6] },
+      mutation: null,
+      rounds: [{ improve: 1, test_hash: 'r1', kept: true, verdict: 'adds-coverage' as const, reason: 'runs 2 new lines', covered_line_numbers: [4, 5], added_lines: [4, 5], new_detected: [] }],
+    };
+    const withSuite = { ...first, xrt: { ...first.xrt, suite } } as ResultRecord;
+    const noneKept = { ...result(1, 'passed'), xrt: { ...result(1, 'passed').xrt, suite: { ...suite, tests: 1, test_hash: 'h1' } } } as ResultRecord;
+    // As the editor writes a slot: scored, then again with its suite.
+    writeRun(tmp, [first, withSuite, noneKept]);
+    const key = suiteKey(withSuite)!;
+    assert.equal(key, 'id0#0#0#suite0');
+    assert.equal(suiteKey(first), null);
+    assert.equal(suiteKey(noneKept), null, 'no test kept: the suite is the first test');
+    const store = AnnotationStore.open(tmp);
+    store.save(key, 'correct', 'the suite checks both branches');
+    store.close();
+
+    const { pages, outcome } = await rowsOf(tmp);
+    const rows = new Map(pages.flat().map((r) => [r.key, r]));
+    assert.deepEqual([...rows.keys()], [resultKey(first), key, resultKey(noneKept)], 'the table keeps three rows');
+    assert.equal(rows.get(resultKey(first))!.suite, null);
+    assert.equal(rows.get(resultKey(first))!.coverage, 25, "the first test's own coverage");
+    assert.equal(rows.get(key)!.suite, 2);
+    assert.equal(rows.get(key)!.coverage, 75, "the suite's coverage");
+    assert.equal(rows.get(key)!.annotation?.label, 'correct');
+    assert.equal(rows.get(resultKey(noneKept))!.suite, null);
+    const asSuite = readResultAt(resultsFile(tmp), outcome.index.get(key)!);
+    assert.deepEqual(asSuite.test, [suite.test_code]);
+    assert.deepEqual(asSuite.coverage_stats[0], suite.coverage);
+    assert.equal(asSuite.xrt.test_hash, 'suite0');
+    assert.match(asSuite.logs[0], /^# the suite of 2 tests from improvement rounds[\s\S]*# round 1: kept \(adds-coverage\): runs 2 new lines/);
+    assert.deepEqual(readResultAt(resultsFile(tmp), outcome.index.get(resultKey(first))!), withSuite, 'the first test\'s row reads the record as written');
+
+    const out = path.join(tmp, 'annotated.jsonl');
+    const exported = await exportAnnotatedResults(tmp, out);
+    assert.equal(exported.annotated, 1);
+    assert.equal(exported.orphaned, 0, 'the suite\'s annotation has its result');
+    const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { xrt: { annotation: unknown; suite?: { annotation?: { label: string } } } });
+    assert.equal(lines[1].xrt.suite?.annotation?.label, 'correct');
+    assert.equal(lines[1].xrt.annotation, null);
   });
 
   it('exports next to the run folder by default, where a report over the folder does not count them twice', () => {

@@ -3,8 +3,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { findRunFolders, formatRunDate, runPickItem } from '../../src/extension/run-picker-model';
 import { tmpDirPerTest, writeJsonl } from '../helpers/run-folders';
-import { dedupeSlots } from '../../src/engine/report/dedupe';
+import { scanResultRows } from '../../src/engine/store/result-rows';
 import type { ResultRecord } from '../../src/engine/store/results';
+import { result } from '../helpers/report-fixtures';
 
 describe('the annotator\'s run picker: the extension\'s own runs, described', () => {
   let dir = '';
@@ -38,20 +39,33 @@ describe('the annotator\'s run picker: the extension\'s own runs, described', ()
     });
   });
 
-  it('counts results as the annotator\'s table and the report do: a slot written twice (scored, then with its mutants) is one', () => {
+  it('counts the results the annotator\'s table shows: a test written twice (scored, then with its mutants) is one, a suite from Improve is one more', async () => {
+    const withHash = (r: ResultRecord, hash: string, extra: Partial<ResultRecord['xrt']> = {}): ResultRecord => ({ ...r, xrt: { ...r.xrt, test_hash: hash, ...extra } });
+    const suite = (tests: number, hash: string) => ({ tests, test_code: 'merged', test_hash: hash, passed: true, coverage: { covered_lines: 4, total_lines: 4, coverage: 100, covered_line_numbers: [], executable_line_numbers: [] }, rounds: [] });
+    const first = result({ id: 'go:1', passed: true, cov: [3, 4] });
     const rows = [
-      { id: 'go:1', xrt: { language: 'go', provider: 'baseline', model: 'baseline', mode: 'standard', sample: 0, round: 0 } },
-      { id: 'go:1', xrt: { language: 'go', provider: 'baseline', model: 'baseline', mode: 'standard', sample: 0, round: 0, mutation: { killed: 1 } } },
-      { id: 'go:1', xrt: { language: 'go', provider: 'baseline', model: 'baseline', mode: 'standard', sample: 1, round: 0 } },
-      { id: 'go:1', xrt: { language: 'go', provider: 'anthropic', model: 'm', mode: 'standard', sample: 0, round: 0 } },
-      { task_id: 4, xrt: { language: 'rust', sample: 0, round: 1 } },
+      withHash(first, 'a'),
+      withHash(first, 'a', { mutation: null }),
+      // Improve kept a test: the slot's row again, with its suite (a row of its own).
+      withHash(first, 'a', { suite: suite(2, 's') }),
+      // Improve kept none: the suite is the first test.
+      withHash(result({ id: 'go:2', passed: true }), 'b', { suite: suite(1, 'b') }),
+      withHash(result({ id: 'go:1', sample: 1 }), 'c'),
+      // The same slot scored again with another test: both tests are rows.
+      withHash(result({ id: 'go:1', sample: 1 }), 'd'),
+      withHash(result({ id: null, task: 4, language: 'rust', round: 1 }), 'e'),
     ];
     const folder = run('workspace', 'editor', rows);
     const [info] = findRunFolders([path.join(dir, 'workspace')]);
     assert.equal(info.dir, folder);
-    assert.equal(info.results, dedupeSlots(rows as unknown as ResultRecord[]).results.length);
-    assert.equal(info.results, 4);
-    assert.equal(info.tasks, 2);
+    const shown = new Set<string>();
+    await scanResultRows(path.join(folder, 'results.jsonl'), () => undefined, (page) => {
+      for (const r of page) shown.add(r.key);
+    });
+    assert.equal(info.results, shown.size, 'the picker counts the rows the table keeps');
+    assert.equal(info.results, 6);
+    assert.equal(info.tasks, 3);
+    assert.match(runPickItem(info).description, / · 3 tasks, 6 results · /);
   });
 
   it('names a model run\'s provider and model, and says the size of a results file too big to count', () => {

@@ -38,6 +38,17 @@ export function resultKey(r: Pick<ResultRecord, 'id' | 'task_id' | 'xrt'>): stri
   return `${task}#${r.xrt.sample}#${r.xrt.round}#${r.xrt.test_hash}`;
 }
 
+/**
+ * The key of a record's suite (improvement rounds kept tests, merged into one file and scored as one
+ * test): a result of its own, beside the slot's first test. Null without a suite, or when no test was
+ * kept (the suite is the first test).
+ */
+export function suiteKey(r: Pick<ResultRecord, 'id' | 'task_id' | 'xrt'>): string | null {
+  const suite = r.xrt.suite;
+  if (!suite || suite.tests < 2 || suite.test_hash === r.xrt.test_hash) return null;
+  return resultKey({ ...r, xrt: { ...r.xrt, test_hash: suite.test_hash } });
+}
+
 export function isAnnotationLabel(v: unknown): v is AnnotationLabel {
   return typeof v === 'string' && (ANNOTATION_LABELS as readonly string[]).includes(v);
 }
@@ -110,7 +121,12 @@ export const annotateOurLine: AnnotateLine = (value, store) => {
   if (!isResultRecord(value)) return null;
   const key = resultKey(value);
   const annotation = annotationOf(store.get(key));
-  return { text: JSON.stringify({ ...value, xrt: { ...value.xrt, annotation } }), keys: [key], annotated: annotation ? 1 : 0 };
+  // A suite is a result of its own (the annotator's row): its annotation goes with it, `xrt.suite.annotation`.
+  const ofSuite = suiteKey(value);
+  if (!ofSuite) return { text: JSON.stringify({ ...value, xrt: { ...value.xrt, annotation } }), keys: [key], annotated: annotation ? 1 : 0 };
+  const suiteAnnotation = annotationOf(store.get(ofSuite));
+  const xrt = { ...value.xrt, annotation, suite: { ...value.xrt.suite!, annotation: suiteAnnotation } };
+  return { text: JSON.stringify({ ...value, xrt }), keys: [key, ofSuite], annotated: (annotation ? 1 : 0) + (suiteAnnotation ? 1 : 0) };
 };
 
 export interface AnnotatedSource {

@@ -78,6 +78,8 @@ export function releaseLineRows(file: string): LineRows {
         round: 0,
         model: slot.model === UNKNOWN_EXPERIMENT ? null : slot.model,
         annotation: annotation ? { label: annotation.label, note: annotation.note, time: annotation.time } : null,
+        // The release's pipeline has no improvement rounds.
+        suite: null,
       };
       return { row: result, response: i };
     });

@@ -1,7 +1,7 @@
 import { isResultRecord } from '../report/our-rows';
 import { coverageOf, flagOf, focalLineCount } from '../report/slot-fields';
 import { FAILURE_CATEGORY_LABELS, type FailureCategory } from '../score/types';
-import { type Annotation, resultKey } from './annotations';
+import { type Annotation, resultKey, suiteKey } from './annotations';
 import { repositoryLabelOf } from '../tasks/task-path';
 import { readLineAt, scanJsonl, type LineAt } from './jsonl-scan';
 import type { ResultRecord } from './results';
@@ -29,6 +29,8 @@ export interface ResultRow {
   round: number;
   model: string | null;
   annotation: Pick<Annotation, 'label' | 'note' | 'time'> | null;
+  /** A suite from improvement rounds (how many tests), a row of its own beside the slot's first test; null: one test. */
+  suite: number | null;
 }
 
 /** Reasons can quote a whole compiler error; the list shows the start, the logs have the rest. */
@@ -69,12 +71,45 @@ export function resultRow(r: ResultRecord, annotation?: Annotation): ResultRow {
     round: r.xrt.round,
     model: r.xrt.model,
     annotation: annotation ? { label: annotation.label, note: annotation.note, time: annotation.time } : null,
+    // The slot's test; its suite is a row of its own (ourLineRows).
+    suite: null,
   };
 }
 
-/** Where a result is: its line and, for a row holding several responses (the release's), which one. */
+/**
+ * A record's suite (improvement rounds: the first test and the kept ones merged into one file, scored
+ * as one test) as a result of its own, what the annotator shows and opens for the suite's row: its
+ * test, outcome, coverage and mutants, keyed by its hash. The merged run's log is not kept in the
+ * record: its log says so and lists the rounds.
+ */
+export function suiteResultView(r: ResultRecord): ResultRecord {
+  const s = r.xrt.suite;
+  if (!s) throw new Error(`${resultKey(r)} has no suite`);
+  const { reruns: _firstTestsReruns, ...xrt } = r.xrt;
+  const rounds = s.rounds.map((x) => `# round ${x.improve}: ${x.kept ? 'kept' : 'not kept'} (${x.verdict}): ${x.reason}`);
+  return {
+    ...r,
+    test: [s.test_code],
+    logs: [[`# the suite of ${s.tests} tests from improvement rounds, merged into one file and scored as one test (the log of its run is not kept; the first test's is on its own row)`, ...rounds].join('\n')],
+    checks: [{ compilation: true, tests: s.passed, coverage: s.coverage.covered_lines > 0, invocation: r.checks[0]?.invocation ?? false }],
+    coverage_stats: [s.coverage],
+    xrt: {
+      ...xrt,
+      test_hash: s.test_hash,
+      mutation: s.mutation ?? null,
+      failure_category: s.passed ? null : xrt.failure_category,
+      failure_label: s.passed ? null : xrt.failure_label,
+      reason: s.passed ? null : 'the merged suite does not pass',
+      feedback: null,
+      phases: [],
+    },
+  };
+}
+
+/** Where a result is: its line and, for a row holding several responses (the release's), which one, or that it is the line's suite. */
 export interface ResultAt extends LineAt {
   response?: number;
+  suite?: true;
 }
 
 export interface ScanOutcome {
@@ -86,10 +121,16 @@ export interface ScanOutcome {
 }
 
 /** Turns one parsed line into the results it holds; null: not a result line (counted as skipped). */
-export type LineRows = (value: unknown, annotationOf: (key: string) => Annotation | undefined) => Array<{ row: ResultRow; response?: number }> | null;
+export type LineRows = (value: unknown, annotationOf: (key: string) => Annotation | undefined) => Array<{ row: ResultRow; response?: number; suite?: true }> | null;
 
-/** Our results.jsonl: one result per line. */
-export const ourLineRows: LineRows = (value, annotationOf) => (isResultRecord(value) ? [{ row: resultRow(value, annotationOf(resultKey(value))) }] : null);
+/** Our results.jsonl: one result per line, and the line's suite from improvement rounds as a result of its own. */
+export const ourLineRows: LineRows = (value, annotationOf) => {
+  if (!isResultRecord(value)) return null;
+  const rows: Array<{ row: ResultRow; suite?: true }> = [{ row: resultRow(value, annotationOf(resultKey(value))) }];
+  const ofSuite = suiteKey(value);
+  if (ofSuite) rows.push({ row: { ...resultRow(suiteResultView(value), annotationOf(ofSuite)), key: ofSuite, suite: value.xrt.suite!.tests }, suite: true });
+  return rows;
+};
 
 /**
  * Streams a results file into rows, handed over in pages as they come. A key seen twice (a result
@@ -121,8 +162,8 @@ export async function scanResultRows(
         outcome.skipped++;
         return;
       }
-      for (const { row, response } of rows) {
-        outcome.index.set(row.key, response === undefined ? at : { ...at, response });
+      for (const { row, response, suite } of rows) {
+        outcome.index.set(row.key, { ...at, ...(response === undefined ? {} : { response }), ...(suite ? { suite } : {}) });
         outcome.rows++;
         page.push(row);
         if (page.length >= pageSize) {
@@ -138,9 +179,9 @@ export async function scanResultRows(
   return outcome;
 }
 
-/** One whole result, read back from where the scan saw it. */
-export function readResultAt(file: string, at: LineAt): ResultRecord {
+/** One whole result, read back from where the scan saw it (a suite's row: the record as its suite). */
+export function readResultAt(file: string, at: ResultAt): ResultRecord {
   const value: unknown = JSON.parse(readLineAt(file, at));
-  if (!isResultRecord(value)) throw new Error(`${file} changed since it was read: reopen the run`);
-  return value;
+  if (!isResultRecord(value) || (at.suite && !value.xrt.suite)) throw new Error(`${file} changed since it was read: reopen the run`);
+  return at.suite ? suiteResultView(value) : value;
 }

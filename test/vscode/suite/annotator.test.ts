@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { AnnotatorApi } from '../../../src/extension/annotator';
+import { readRunFolder, runPickItem } from '../../../src/extension/run-picker-model';
 import type { RenderedReport } from '../../../src/shared/annotator-protocol';
 import { EXTENSION_ID, REPO_ROOT, runProcess, screenshot, skipBecause, waitFor, workspaceRoot } from './helpers';
 
@@ -209,5 +210,73 @@ describe('Annotator view', function () {
     } finally {
       await config.update('colorTheme', before, vscode.ConfigurationTarget.Global);
     }
+  });
+});
+
+describe('Annotator view: a suite from Improve', function () {
+  this.timeout(300_000);
+  let tmp: string;
+  let runDir: string;
+  type SuiteResult = Result & { test: string[]; xrt: Result['xrt'] & { suite?: { tests: number; test_code: string } } };
+
+  before(async function () {
+    const go = await runProcess('go', ['version']);
+    if (go.code !== 0) skipBecause(this, 'the run this test annotates needs the Go toolchain (go is not on PATH)');
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'xrepotest-annotator-suite-'));
+    runDir = path.join(tmp, 'run');
+    // The offline baseline grows Restock's first test into a suite (it proposes a test per branch the first one misses).
+    const bench = await runProcess(process.execPath, [
+      path.join(REPO_ROOT, 'dist', 'cli.js'), 'bench',
+      '--dataset', 'examples/fixtures/tasks.jsonl', '--manifest', 'examples/fixtures/manifest.json',
+      '--lang', 'go', '--limit', '3', '--executor', 'local', '--provider', 'baseline', '--improve-rounds', '1',
+      '--run-dir', runDir, '--no-progress',
+    ]);
+    assert.strictEqual(bench.code, 0, `xrepotest bench failed:\n${bench.stderr}`);
+    fs.writeFileSync(path.join(runDir, 'checkouts.json'), JSON.stringify({ 'inventory-go': workspaceRoot() }));
+  });
+
+  after(async () => {
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('shows the suite as a row of its own beside the slot\'s first test, opens its merged test, and the picker counts the rows the table shows', async () => {
+    const records = lines<SuiteResult>(path.join(runDir, 'results.jsonl'));
+    const restock = records.filter((r) => r.function_name === 'Restock').at(-1)!;
+    assert.ok(restock.xrt.suite && restock.xrt.suite.tests > 1, `the baseline's Improve kept a test for Restock: ${JSON.stringify(restock.xrt.suite ?? null).slice(0, 300)}`);
+    const suites = records.filter((r) => r.xrt.suite && r.xrt.suite.tests > 1).length;
+
+    assert.strictEqual(await vscode.commands.executeCommand<string | undefined>('xrepotest.openAnnotator', runDir), runDir);
+    const api = (vscode.extensions.getExtension(EXTENSION_ID)!.exports as { annotator: AnnotatorApi }).annotator;
+    // This run's rows, all of them (the panel showed another run before).
+    const report = await waitFor('the annotator to render the run', 20_000, () => {
+      const r = api.lastRendered();
+      const st = api.state();
+      return r && st?.runDir === runDir && !st.loading && !r.loading && r.total === st.rows ? r : undefined;
+    });
+    // The picker's words for this run: its count of results is the table's count of rows.
+    const info = readRunFolder(runDir)!;
+    assert.match(runPickItem(info).description, new RegExp(`3 tasks, ${report.total} results`), 'the picker says as many results as the table has rows');
+    assert.strictEqual(report.total, 3 + suites, 'a row per test and one per suite');
+
+    const rows = report.shown.filter((s) => s.functionName === 'Restock');
+    assert.strictEqual(rows.length, 2, `Restock's first test and its suite are two rows: ${JSON.stringify(rows)}`);
+    const suiteRow = rows.find((s) => s.suite !== null);
+    const firstRow = rows.find((s) => s.suite === null);
+    assert.ok(suiteRow && firstRow, 'one of them is marked as the suite');
+    assert.strictEqual(suiteRow.suite, restock.xrt.suite!.tests);
+    assert.notStrictEqual(suiteRow.key, firstRow.key);
+
+    // Opening the suite's test shows the merged file; the first test's row opens the first test.
+    await api.post({ type: 'select', key: suiteRow.key });
+    await waitFor('the selection', 20_000, () => (api.lastRendered()?.selected === suiteRow.key ? true : undefined));
+    await api.post({ type: 'automation', action: 'click', selector: '[data-action=open-test]' });
+    const suiteTest = await waitFor('the suite\'s test to open', 20_000, () => vscode.window.visibleTextEditors.find((e) => e.document.isUntitled && e.document.getText() === restock.xrt.suite!.test_code));
+    assert.ok(suiteTest);
+    await screenshot({ name: 'annotator-suite-row', waitForText: 'Annotator: run' });
+    await api.post({ type: 'select', key: firstRow.key });
+    await waitFor('the selection', 20_000, () => (api.lastRendered()?.selected === firstRow.key ? true : undefined));
+    await api.post({ type: 'automation', action: 'click', selector: '[data-action=open-test]' });
+    await waitFor('the first test to open', 20_000, () => vscode.window.visibleTextEditors.find((e) => e.document.isUntitled && e.document.getText() === restock.test[0]));
   });
 });
