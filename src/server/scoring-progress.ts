@@ -25,6 +25,8 @@ export type ScoringPhase =
   | { kind: 'compiling' }
   | { kind: 'testing' }
   | { kind: 'coverage' }
+  /** A passing test run again in fresh copies (`xrepotest.reruns`): its score is already on the lens. */
+  | { kind: 'rerunning'; run: number; total: number }
   | { kind: 'mutation'; done: number; total: number };
 
 export type ScoringPhaseKind = ScoringPhase['kind'];
@@ -53,6 +55,8 @@ export function phaseText(phase: ScoringPhase): string {
       return 'Running the test…';
     case 'coverage':
       return 'Measuring coverage…';
+    case 'rerunning':
+      return `Checking it is not flaky (run ${phase.run + 1} of ${phase.total + 1})…`;
     case 'mutation':
       return phase.total > 0 ? `Mutation testing ${phase.done}/${phase.total}…` : 'Mutation testing…';
   }
@@ -77,6 +81,14 @@ export function runnerPhase(name: string): ScoringPhase | undefined {
 
 /** The lens command that cancels a scoring (registered by the extension; arguments: uri, start line). */
 export const CANCEL_SCORING_COMMAND = 'xrepotest.cancelScoring';
+
+/**
+ * Whether the function's last score stays on its lens while this phase runs: the phases that come
+ * after the score was shown (reruns, mutants) only add to it (issue 30: results first, extras after).
+ */
+export function afterTheScore(phase: ScoringPhase): boolean {
+  return phase.kind === 'rerunning' || phase.kind === 'mutation';
+}
 
 /** The two lenses a function being scored gets: its phase (no action) and Cancel. */
 export function progressLenses(s: Pick<InFlightScoring, 'uri' | 'startLine' | 'phase'>): Array<{ title: string; command: string; arguments?: unknown[] }> {

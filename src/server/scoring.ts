@@ -14,7 +14,7 @@ import {
   type ScoreFunctionParams,
   type ScoreFunctionResult,
 } from '../shared/scoring-protocol';
-import type { Provider } from '../engine/generate/types';
+import type { GenerationRecord, Provider } from '../engine/generate/types';
 import { runMutationTesting, toResultMutation, type MutationResult, type ResultMutation } from '../engine/mutate/run';
 import type { Executor } from '../engine/execute/types';
 import { runTaskStep } from '../engine/task/run-task-step';
@@ -23,7 +23,7 @@ import type { Credentials, EngineSettings } from '../shared/protocol';
 import { environmentBeforeModel, environmentRefusal } from './environment';
 import { environmentResultOf, focalOf, remember, rememberMutation, reportRunnerPhase, resultOf, scoreTooltip, withMutation, withProgress, type Focal, type Progress } from './candidates';
 import { paramsFor, promptFor, providerFor } from './generation';
-import { progressLenses, scoringsInFlight } from './scoring-progress';
+import { afterTheScore, progressLenses, scoringsInFlight } from './scoring-progress';
 import type { ServerState } from './state';
 import { onClientRequest } from './wire';
 import { editorTimeouts } from './limits';
@@ -41,6 +41,18 @@ export function showScoreOnLens(state: ServerState, result: ScoreFunctionResult)
   const perDoc = scores.get(result.uri) ?? new Map<number, ScoreFunctionResult>();
   perDoc.set(result.startLine, result);
   scores.set(result.uri, perDoc);
+  void state.connection.sendRequest(CodeLensRefreshRequest.type);
+}
+
+/** The score the function's lens shows now (undefined: none this session). */
+export function scoreOnLens(uri: string, startLine: number): ScoreFunctionResult | undefined {
+  return scores.get(uri)?.get(startLine);
+}
+
+/** The lens shows `previous` again (a score shown early whose scoring then did not finish is withdrawn). */
+function restoreScoreOnLens(state: ServerState, uri: string, startLine: number, previous: ScoreFunctionResult | undefined): void {
+  if (previous) scores.get(uri)?.set(startLine, previous);
+  else scores.get(uri)?.delete(startLine);
   void state.connection.sendRequest(CodeLensRefreshRequest.type);
 }
 
@@ -100,7 +112,12 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
   const executor = await state.executor(settings.executor);
   const task: LoadedTask = { task: focal.task, language: focal.adapter.id, file: path.join(focal.root, focal.relPath), line: 0 };
   let mutation: MutationResult | undefined;
-  const slots = await runTaskStep(
+  // The test being run (the last generation): what the lens shows before its reruns end.
+  let latest: GenerationRecord | undefined;
+  const byOf = (g: GenerationRecord) => ({ provider: provider.id, model: g.model, sample: g.sample, round: g.round });
+  const previous = scoreOnLens(focal.uri, focal.task.function_component.start_line);
+  let shownEarly = false;
+  const step = runTaskStep(
     task,
     {
       provider,
@@ -118,6 +135,14 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
         limits: { memoryBytes: settings.memoryMb * 1024 * 1024 },
         onPhase: (phase) => reportRunnerPhase(p, 60, phase),
         reruns: settings.reruns,
+        // Results first (issue 30): a passing test's score is on the lens while its reruns, which can
+        // only turn it flaky, run; the request (the Testing view, the record) ends with their verdict.
+        beforeReruns: (first) => {
+          if (!latest) return;
+          showScoreOnLens(state, resultOf(focal, latest.test_code, byOf(latest), first));
+          shownEarly = true;
+        },
+        onRerun: (run, total) => p.report(70 + Math.floor((10 * (run - 1)) / total), '', { kind: 'rerunning', run, total }),
       },
       mutate: editorMutation(focal, settings, executor, p, (m) => (mutation = m)),
       store: state.editorRun?.storeFor(focal.task, focal.root),
@@ -133,15 +158,21 @@ export async function scoreSlot(state: ServerState, focal: Focal, provider: Prov
       onGenerated: (g) => {
         // A failed call is no test to show: the editor says why instead of scoring an empty test.
         if (g.error) throw new Error(repair ? `the repair failed: ${g.error}` : `generation failed: ${g.error}`);
+        latest = g;
         p.report(repair ? 40 : 30, repair ? 'running the repaired test in a disposable copy' : 'running the test in a disposable copy');
       },
     },
   );
+  // Cancelled (or failed) during the reruns: the early score is withdrawn, so nothing on the lens
+  // (Accept among it) stands for a test that was neither recorded nor remembered.
+  const slots = await step.catch((e: unknown) => {
+    if (shownEarly) restoreScoreOnLens(state, focal.uri, focal.task.function_component.start_line, previous);
+    throw e;
+  });
   const { generation, evaluation } = slots[slots.length - 1];
   if (!evaluation) throw new Error('the test was not run');
   remember(focal, generation.test_code, evaluation);
-  const by = { provider: provider.id, model: generation.model, sample: generation.sample, round: generation.round };
-  const result = withMutation(resultOf(focal, generation.test_code, by, evaluation), mutation);
+  const result = withMutation(resultOf(focal, generation.test_code, byOf(generation), evaluation), mutation);
   showScoreOnLens(state, result);
   return result;
 }
@@ -196,8 +227,8 @@ export function registerScoring(state: ServerState): void {
       const running = scoringsInFlight.get(doc.uri, f.startLine);
       const score = scored?.get(f.startLine);
       if (running) {
-        // Mutants checked after the score was shown: the score stays, their progress and Cancel beside it.
-        if (running.phase.kind === 'mutation' && score) lenses.push({ range, command: { title: lensSummaryOf(score), command: '' }, data: { tooltip: `${score.summary}\n\n${scoreTooltip(score)}` } });
+        // Reruns or mutants after the score was shown: the score stays, their progress and Cancel beside it.
+        if (afterTheScore(running.phase) && score) lenses.push({ range, command: { title: lensSummaryOf(score), command: '' }, data: { tooltip: `${score.summary}\n\n${scoreTooltip(score)}` } });
         lenses.push(...progressLenses(running).map((command) => ({ range, command })));
         return lenses;
       }

@@ -20,7 +20,14 @@ export interface FakeConnection {
  * (through the typed messages of src/shared, their params checked first) are kept and called directly.
  * For the integration tests and bench/first-score.ts.
  */
-export function fakeConnection(onProgress: (message: string) => void = () => undefined): FakeConnection {
+export interface ConnectionHooks {
+  /** Each notification as the server sends it (a test may act on it before the server goes on). */
+  onNotification?(method: string, params: unknown): void;
+  /** The server asked the editor to ask for its code lenses again. */
+  onLensRefresh?(): void;
+}
+
+export function fakeConnection(onProgress: (message: string) => void = () => undefined, hooks: ConnectionHooks = {}): FakeConnection {
   const handlers = new Map<string, Handler>();
   const progress: string[] = [];
   const notifications: FakeConnection['notifications'] = [];
@@ -33,8 +40,14 @@ export function fakeConnection(onProgress: (message: string) => void = () => und
   const connection = {
     onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
     onCodeLens: (handler: Handler) => ((lenses = handler), none),
-    sendRequest: async () => undefined,
-    sendNotification: async (type: { method: string }, params: unknown) => void notifications.push({ method: type.method, params }),
+    sendRequest: async (type: { method: string }) => {
+      if (type.method === 'workspace/codeLens/refresh') hooks.onLensRefresh?.();
+      return undefined;
+    },
+    sendNotification: async (type: { method: string }, params: unknown) => {
+      notifications.push({ method: type.method, params });
+      hooks.onNotification?.(type.method, params);
+    },
     console: { info: () => undefined, log: () => undefined, warn: () => undefined, error: () => undefined },
     window: {
       createWorkDoneProgress: async () => ({

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { busyMessage, CANCEL_SCORING_COMMAND, phaseText, progressLenses, runnerPhase, ScoringsInFlight, type InFlightScoring } from '../../src/server/scoring-progress';
+import { afterTheScore, busyMessage, CANCEL_SCORING_COMMAND, phaseText, progressLenses, runnerPhase, ScoringsInFlight, type InFlightScoring } from '../../src/server/scoring-progress';
 
 function scoring(over: Partial<Omit<InFlightScoring, 'phase' | 'startedAt'>> = {}): Omit<InFlightScoring, 'phase' | 'startedAt'> {
   return { uri: 'file:///w/item.go', startLine: 7, functionName: 'Status', buildKey: '/w#go', cancel: () => undefined, ...over };
@@ -15,6 +15,14 @@ describe('Scoring progress at the function (server side)', () => {
     assert.equal(phaseText({ kind: 'building', firstRun: true, built: 37, unit: 'crates' }), 'Building (first run for this package, kept for later runs): 37 crates compiled…');
     assert.equal(phaseText({ kind: 'building', firstRun: false, built: 1, unit: 'packages' }), 'Building the package: 1 package compiled…');
     assert.equal(phaseText({ kind: 'testing' }), 'Running the test…');
+    assert.equal(phaseText({ kind: 'rerunning', run: 1, total: 2 }), 'Checking it is not flaky (run 2 of 3)…');
+    // Reruns and mutants come after the score was shown: it stays on the lens beside their progress.
+    assert.deepEqual(
+      (['building', 'compiling', 'testing', 'coverage'] as const).map((kind) => afterTheScore({ kind })),
+      [false, false, false, false],
+    );
+    assert.equal(afterTheScore({ kind: 'rerunning', run: 1, total: 2 }), true);
+    assert.equal(afterTheScore({ kind: 'mutation', done: 0, total: 0 }), true);
     assert.equal(phaseText({ kind: 'mutation', done: 3, total: 12 }), 'Mutation testing 3/12…');
     assert.equal(phaseText({ kind: 'mutation', done: 0, total: 0 }), 'Mutation testing…');
   });

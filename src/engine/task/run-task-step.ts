@@ -26,6 +26,13 @@ export interface StepEvaluation {
   onPhase?: EvaluateOptions['onPhase'];
   /** Flaky detection: a passing test is run this many more times, each in a fresh sandbox (execute/reruns.ts). */
   reruns?: number;
+  /**
+   * A passing test's first run, before its reruns start: the editor shows this score while the reruns
+   * (which can only turn it into a flaky verdict) run, instead of holding it back for them.
+   */
+  beforeReruns?(first: Evaluation): void;
+  /** A rerun starts: the `run`th (1-based) of `total`. */
+  onRerun?(run: number, total: number): void;
   /** `--regression-check`: a passing test is run again at the task's base commit (execute/regression.ts); the run's base trees. */
   regression?: BaseCheckouts;
 }
@@ -243,7 +250,15 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
       ...(ev.onPhase && record === task.task ? { onPhase: ev.onPhase } : {}),
     });
   // Reruns keep no sandbox: the first run's is the one kept for inspection.
-  const e = await withReruns(await evaluate(), ev.reruns ?? 0, () => evaluate(task.task, ev.checkout, false), signal);
+  const first = await evaluate();
+  const reruns = ev.reruns ?? 0;
+  if (reruns > 0 && first.score.passed) ev.beforeReruns?.(first);
+  let started = 0;
+  const again = (): Promise<Evaluation> => {
+    ev.onRerun?.(++started, reruns);
+    return evaluate(task.task, ev.checkout, false);
+  };
+  const e = await withReruns(first, reruns, again, signal);
   if (!ev.regression || !e.score.passed) return e;
   const regression = await regressionCheck(task.task, ev.checkout, ev.regression, (atBase, repoDir) => evaluate(atBase, repoDir, false));
   return { ...e, score: { ...e.score, regression } };
