@@ -266,7 +266,7 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
           })
           .catch(() => null)
       : null;
-  const peek = request.peekActions ? await measurePeek(page) : undefined;
+  const peek = request.peekActions ? await measurePeek(page, request.waitForText) : undefined;
   const file = path.join(dir, `${name}.png`);
   // Written aside and renamed, so the suite never sees half a picture or a receipt before it.
   await page.screenshot({ path: `${file}.part`, type: 'png' });
@@ -280,19 +280,29 @@ async function saveScreenshot(page: Page, dir: string, request: ScreenshotReques
  * The Testing peek's message (VS Code 1.100: `.test-output-peek-message-container`) and the action
  * button it floats over the message's bottom right (`.floating-click-widget`): whether the button lies
  * inside the message's area, and which lines of text (a plain message's editor lines, a Markdown
- * message's blocks) its box overlaps. Null when no visible peek message has a button.
+ * message's blocks) its box overlaps; the peek showing `shown` first. Null when no visible peek message
+ * has a button.
  */
-async function measurePeek(page: Page): Promise<PeekMeasure | null> {
+async function measurePeek(page: Page, shown?: string): Promise<PeekMeasure | null> {
   return page
     .locator('.test-output-peek-message-container')
-    .evaluateAll((containers) => {
-      for (const container of containers.filter((c) => c.getClientRects().length > 0)) {
+    .evaluateAll((containers, shown) => {
+      // The peek that shows the awaited text first (an older peek can still be in the page).
+      const visible = containers.filter((c) => c.getClientRects().length > 0);
+      const ordered = shown ? [...visible.filter((c) => (c.textContent ?? '').replace(/\u00a0/g, ' ').includes(shown)), ...visible] : visible;
+      for (const container of ordered) {
         const button = container.querySelector('.floating-click-widget');
         if (!button) continue;
         const b = button.getBoundingClientRect();
         const c = container.getBoundingClientRect();
         const buttonInside = b.top >= c.top - 0.5 && b.bottom <= c.bottom + 0.5 && b.left >= c.left - 0.5 && b.right <= c.right + 0.5;
-        const lines = Array.from(container.querySelectorAll('.view-line, .preview-text p, .preview-text li, .preview-text pre') as unknown as ArrayLike<typeof container>).filter((e) => (e.textContent ?? '').trim() !== '');
+        // In the order they are drawn, top to bottom: Monaco reuses its line elements, so their order in
+        // the DOM is not the lines' order once the editor has been laid out again.
+        const lines = Array.from(container.querySelectorAll('.view-line, .preview-text p, .preview-text li, .preview-text pre') as unknown as ArrayLike<typeof container>)
+          .filter((e) => (e.textContent ?? '').trim() !== '')
+          .map((e) => ({ e, r: e.getBoundingClientRect() }))
+          .sort((x, y) => x.r.top - y.r.top || x.r.left - y.r.left)
+          .map((x) => x.e);
         const covered = lines
           .filter((e) => {
             // An editor line's box spans the editor's width: its text is the span inside it (spaces drawn as U+00A0).
@@ -300,10 +310,10 @@ async function measurePeek(page: Page): Promise<PeekMeasure | null> {
             return r.right > b.left && r.left < b.right && r.bottom > b.top && r.top < b.bottom;
           })
           .map((e) => (e.textContent ?? '').replace(/\u00a0/g, ' ').trim());
-        return { buttonInside, covered, button: (button.textContent ?? '').trim(), text: lines.map((e) => (e.textContent ?? '').replace(/\u00a0/g, ' ').trim()).join(' ').slice(0, 300) };
+        return { buttonInside, covered, button: (button.textContent ?? '').trim(), text: lines.map((e) => (e.textContent ?? '').replace(/\u00a0/g, ' ').trim()).join(' ').slice(0, 1000) };
       }
       return null;
-    })
+    }, shown)
     .catch(() => null);
 }
 

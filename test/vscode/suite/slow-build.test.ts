@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ScoreFunctionResult } from '../../../src/shared/scoring-protocol';
-import { clickLens, lensesOn, openInEditor, runProcess, screenshot, skipBecause, startChatServer, useChatServer, waitFor, workspaceRoot, type ChatServer } from './helpers';
+import { clickLens, lensesOn, openInEditor, runProcess, screenshot, skipBecause, startChatServer, userInput, useChatServer, waitFor, workspaceRoot, type ChatServer } from './helpers';
 
 /**
  * Issue 30 ("a build that is progressing is never called broken"), in the editor with real cargo: a
@@ -235,5 +235,25 @@ describe('a slow first build of a Rust crate in the editor (real cargo, local ex
     // Every script ran to its end once over both builds: the retry ran none of the first build's again.
     assert.deepStrictEqual(scriptRuns(deps), Object.fromEntries(deps.map((d) => [d, 1])), 'the retry built only what the first build had not');
     await waitFor('the score on the lens', 20_000, async () => ((await lensesOn(uri, FOCAL_LINE)).some((l) => l.command?.title === again.lensSummary) ? true : undefined));
+  });
+
+  it('Accept on a Rust test adds its module to the focal file, and the notification\'s Undo puts the file\'s old text back', async () => {
+    const { uri } = await openFocal('cut_chain');
+    const file = uri.fsPath;
+    assert.strictEqual(fs.readFileSync(file, 'utf8'), FOCAL_RS);
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const accept = await waitFor('the Accept test lens', 20_000, async () => (await lensesOn(uri, FOCAL_LINE)).find((l) => l.command?.title === 'Accept test'));
+    assert.strictEqual(await clickLens<string>(accept), file, 'Rust keeps its tests in the focal file');
+    const written = fs.readFileSync(file, 'utf8');
+    assert.ok(written.startsWith(FOCAL_RS) && /mod digit_stats_tests/.test(written), written.slice(-400));
+    const notice = "digit_stats's test is now in";
+    const shot = await screenshot({ name: 'slow-build-accept-notification', waitForText: notice });
+    assert.strictEqual(shot.textFound, true, 'a notification names where the test went');
+    const undo = await userInput({ name: 'slow-build-accept-undo', steps: [{ waitForText: notice, click: '.notifications-toasts .notification-list-item:has-text("(added to the file)") .monaco-button:has-text("Undo")' }] });
+    assert.strictEqual(undo.error, undefined, undo.error);
+    await waitFor("lib.rs's old text back on disk", 15_000, () => (fs.readFileSync(file, 'utf8') === FOCAL_RS ? true : undefined));
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.fsPath === file);
+    assert.strictEqual(doc?.isDirty, false, 'saved');
+    assert.strictEqual(doc?.getText(), FOCAL_RS);
   });
 });
