@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
+import { lastTimeText } from '../shared/build-estimate';
 import { WARM_PROGRESS, WARM_WORKSPACE, type WarmProgressParams, type WarmWorkspaceResult } from '../shared/warm-protocol';
 import { wasCancelled, type Engine } from './engine';
 import { requestSettings } from './settings';
@@ -17,11 +18,14 @@ export interface WarmUpApi {
   progress: WarmProgressParams[];
 }
 
-/** `building inventory-go (Go): 37 packages compiled`, from what the build printed. */
-export function warmProgressText(p: Pick<WarmProgressParams, 'folder' | 'displayName' | 'built' | 'unit'>): string {
+/**
+ * `building inventory-go (Go): 37 packages compiled (last time here: 87 packages in 4 min)`, from what
+ * the build printed and, when this machine measured it before, the last first build of the repository.
+ */
+export function warmProgressText(p: Pick<WarmProgressParams, 'folder' | 'displayName' | 'built' | 'unit' | 'last'>): string {
   const name = p.folder.split(/[\\/]/).filter(Boolean).pop() ?? p.folder;
   const count = p.built && p.unit ? `: ${p.built} ${p.built === 1 ? p.unit.replace(/s$/, '') : p.unit} compiled` : '';
-  return `building ${name} (${p.displayName})${count}`;
+  return `building ${name} (${p.displayName})${count}${p.last ? ` (${lastTimeText(p.last, p.unit)})` : ''}`;
 }
 
 /**

@@ -75,7 +75,7 @@ export async function environmentRefusal(state: ServerState, focal: Pick<Focal, 
 export async function environmentBeforeModel(state: ServerState, focal: Focal, settings: EngineSettings, p: Progress): Promise<EnvironmentVerdict | null> {
   const prepared = await prepareFocal(state, focal, settings, p.signal, {
     onPhase: (phase) => reportRunnerPhase(p, 5, phase),
-    onProgress: (b) => p.report(5, '', { kind: 'building', built: b.built, unit: b.unit }),
+    onProgress: (b) => p.report(5, '', { kind: 'building', built: b.built, unit: b.unit, ...(b.last ? { last: b.last } : {}) }),
   });
   return prepared.verdict;
 }

@@ -9,6 +9,7 @@
  * Everything here is pure (no connection, no engine); the server wires it to the requests in
  * candidates.ts (withProgress) and to the lenses in scoring.ts.
  */
+import { lastTimeText, type LastBuild } from '../shared/build-estimate';
 
 /** What a scoring is doing, as the lens and the notification say it. */
 export type ScoringPhase =
@@ -21,7 +22,7 @@ export type ScoringPhase =
    * The untouched package's build (the runner's warm-up); `firstRun` when its build cache is cold;
    * `built` units (`unit`: crates, packages) so far, as the build's own output names them.
    */
-  | { kind: 'building'; firstRun?: boolean; built?: number; unit?: string | null }
+  | { kind: 'building'; firstRun?: boolean; built?: number; unit?: string | null; last?: LastBuild }
   | { kind: 'compiling' }
   | { kind: 'testing' }
   | { kind: 'coverage' }
@@ -45,9 +46,10 @@ export function phaseText(phase: ScoringPhase): string {
     case 'repairing':
       return 'Asking the model for a repair…';
     case 'building': {
-      // No time estimate: none is stood behind until this machine has measured this project's build.
+      // A time only from what this machine measured for this repository last time, else none.
       const count = phase.built && phase.unit ? `: ${phase.built} ${phase.built === 1 ? phase.unit.replace(/s$/, '') : phase.unit} compiled` : '';
-      return phase.firstRun ? `Building (first run for this package, kept for later runs)${count}…` : `Building the package${count}…`;
+      const last = phase.last ? ` (${lastTimeText(phase.last, phase.unit ?? null)})` : '';
+      return phase.firstRun ? `Building (first run for this package, kept for later runs)${count}${last}…` : `Building the package${count}${last}…`;
     }
     case 'compiling':
       return 'Compiling the test…';

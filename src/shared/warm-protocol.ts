@@ -6,6 +6,7 @@
 import { withSettingsProperties, type WithSettings } from './protocol';
 import type { EnvironmentVerdictResult } from './scoring-protocol';
 import { ClientRequest, ServerNotification } from './wire';
+import type { LastBuild } from './build-estimate';
 
 export type WarmWorkspaceParams = WithSettings;
 
@@ -45,6 +46,8 @@ export interface WarmProgressParams {
   unit: string | null;
   lastLine: string;
   elapsedMs: number;
+  /** What this machine measured for this repository's first build last time; absent: no number is shown. */
+  last?: LastBuild;
 }
 
 export const WARM_PROGRESS = new ServerNotification<WarmProgressParams>('xrepotest/warmProgress');

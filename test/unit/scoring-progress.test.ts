@@ -14,6 +14,9 @@ describe('Scoring progress at the function (server side)', () => {
     // What the build's own output counted, never a time nobody measured.
     assert.equal(phaseText({ kind: 'building', firstRun: true, built: 37, unit: 'crates' }), 'Building (first run for this package, kept for later runs): 37 crates compiled…');
     assert.equal(phaseText({ kind: 'building', firstRun: false, built: 1, unit: 'packages' }), 'Building the package: 1 package compiled…');
+    // A time only where this machine measured this repository's first build before.
+    assert.equal(phaseText({ kind: 'building', built: 12, unit: 'crates', last: { durationMs: 251_000, built: 87 } }), 'Building the package: 12 crates compiled (last time here: 87 crates in 4 min)…');
+    assert.equal(phaseText({ kind: 'building', unit: null, last: { durationMs: 41_400, built: 0 } }), 'Building the package (last time here: 41 s)…');
     assert.equal(phaseText({ kind: 'testing' }), 'Running the test…');
     assert.equal(phaseText({ kind: 'rerunning', run: 1, total: 2 }), 'Checking it is not flaky (run 2 of 3)…');
     // Reruns and mutants come after the score was shown: it stays on the lens beside their progress.
