@@ -6,6 +6,7 @@
 // file opened from Quick Open and the first "Generate scored tests" lens clicked, until its score shows.
 //
 //   node scripts/first-minute.mjs --repo /work/rr/uuid --out /tmp/first-minute/uuid [--open uuid.go --line 68] [--seconds 60]
+//     [--build-times <an earlier trial's profile>/xdg/cache/xrepotest/build-times.json] [--settings JSON]
 //
 // Prints a timeline (seconds since the page opened: what the status bar and the lenses said) and the
 // screenshots' paths. A trial for people (docs/extension.md); no test depends on it.
@@ -31,6 +32,9 @@ const out = path.resolve(arg('out', path.join(os.tmpdir(), 'first-minute')));
 const openFile = arg('open', '');
 const line = arg('line', '');
 const seconds = Number(arg('seconds', '60'));
+// The build measures of an earlier trial (its profile's xdg/cache/xrepotest/build-times.json): with them
+// the warm-up's progress says what the first build took last time; every build cache is still empty.
+const buildTimes = arg('build-times', '');
 if (!fs.existsSync(repo)) throw new Error('--repo DIR: a checkout (outside the project)');
 for (const [what, p] of [['code-server (scripts/vscode-test/install.sh)', CODE_SERVER], ['the .vsix (npm run package)', VSIX]]) if (!fs.existsSync(p)) throw new Error(`missing ${what}: ${p}`);
 fs.mkdirSync(out, { recursive: true });
@@ -48,9 +52,15 @@ const env = {
   XDG_STATE_HOME: dir('xdg/state'),
   GOCACHE: dir('gocache'),
 };
+if (buildTimes) {
+  fs.mkdirSync(path.join(env.XDG_CACHE_HOME, 'xrepotest'), { recursive: true });
+  fs.copyFileSync(buildTimes, path.join(env.XDG_CACHE_HOME, 'xrepotest', 'build-times.json'));
+}
 fs.mkdirSync(path.join(home, 'user-data', 'User'), { recursive: true });
 // Only what keeps a closed network quiet; everything a new user sees is left as it comes.
-fs.writeFileSync(path.join(home, 'user-data', 'User', 'settings.json'), JSON.stringify({ 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoCheckUpdates': false }));
+// `--settings '{"xrepotest.reruns": 5}'`: a user's own settings beside them (a trial of one behaviour).
+const userSettings = JSON.parse(arg('settings', '{}'));
+fs.writeFileSync(path.join(home, 'user-data', 'User', 'settings.json'), JSON.stringify({ 'telemetry.telemetryLevel': 'off', 'update.mode': 'none', 'extensions.autoCheckUpdates': false, ...userSettings }));
 fs.writeFileSync(path.join(home, 'config.yaml'), 'auth: none\n');
 const dirArgs = ['--user-data-dir', dir('user-data'), '--extensions-dir', dir('extensions')];
 const installed = spawnSync(CODE_SERVER, ['--install-extension', VSIX, ...dirArgs], { env, encoding: 'utf8' });
@@ -121,6 +131,7 @@ try {
     await generate.click();
     timeline.push({ s: clicked, clicked: 'Generate scored tests' });
     const seen = new Set();
+    let firstScoreShot = false;
     const deadline = Date.now() + 15 * 60_000;
     while (Date.now() < deadline) {
       const lens = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
@@ -128,8 +139,13 @@ try {
         seen.add(lens);
         timeline.push({ s: at(), lens });
       }
-      if (/[✓✗◌⚠⏸]/.test(lens)) break;
-      await page.waitForTimeout(500);
+      // The first score, then what follows it (reruns, mutants) until the lens offers Accept or Regenerate: settled.
+      if (/[✓✗◌⚠⏸]/.test(lens) && !firstScoreShot) {
+        firstScoreShot = true;
+        await shot('lens-first-score');
+      }
+      if (/[✓✗◌⚠⏸]/.test(lens) && !/Cancel/.test(lens)) break;
+      await page.waitForTimeout(200);
     }
     await shot('lens-scored');
     // The score's hover: its plain words and what each number means.

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
-import { lastTimeText } from '../shared/build-estimate';
+import { lastTimeShort, lastTimeText } from '../shared/build-estimate';
 import { WARM_PROGRESS, WARM_WORKSPACE, type WarmProgressParams, type WarmWorkspaceResult } from '../shared/warm-protocol';
 import { wasCancelled, type Engine } from './engine';
 import { requestSettings } from './settings';
@@ -19,13 +19,14 @@ export interface WarmUpApi {
 }
 
 /**
- * `building inventory-go (Go): 37 packages compiled (last time here: 87 packages in 4 min)`, from what
- * the build printed and, when this machine measured it before, the last first build of the repository.
+ * `building inventory-go (Go): 37 packages compiled · last time 4 min`, from what the build printed and,
+ * when this machine measured it before, the repository's last first build (its units in the hover: the
+ * whole sentence was cut off at the status bar's edge at 1400 px).
  */
 export function warmProgressText(p: Pick<WarmProgressParams, 'folder' | 'displayName' | 'built' | 'unit' | 'last'>): string {
   const name = p.folder.split(/[\\/]/).filter(Boolean).pop() ?? p.folder;
   const count = p.built && p.unit ? `: ${p.built} ${p.built === 1 ? p.unit.replace(/s$/, '') : p.unit} compiled` : '';
-  return `building ${name} (${p.displayName})${count}${p.last ? ` (${lastTimeText(p.last, p.unit)})` : ''}`;
+  return `building ${name} (${p.displayName})${count}${p.last ? ` · ${lastTimeShort(p.last)}` : ''}`;
 }
 
 /**
@@ -54,7 +55,7 @@ export function registerWarmUp({ request, client, log, context }: Engine): WarmU
   client.onNotification(WARM_PROGRESS, (p: WarmProgressParams) => {
     progress.push(p);
     if (!running) return;
-    show(`$(sync~spin) XRepoTest: ${warmProgressText(p)}`, `XRepoTest is building ${p.folder} for scoring (its first build; later scorings reuse it).${p.lastLine ? `\nLast line: ${p.lastLine}` : ''}\nClick to cancel: what was built is kept, and the next start continues it.`, 'xrepotest.cancelWarmUp');
+    show(`$(sync~spin) XRepoTest: ${warmProgressText(p)}`, `XRepoTest is building ${p.folder} for scoring (its first build; later scorings reuse it).${p.last ? `\n${lastTimeText(p.last, p.unit).replace(/^l/, 'L')} (measured on this machine).` : ''}${p.lastLine ? `\nLast line: ${p.lastLine}` : ''}\nClick to cancel: what was built is kept, and the next start continues it.`, 'xrepotest.cancelWarmUp');
   });
 
   const start = (): Promise<WarmWorkspaceResult | undefined> => {

@@ -23,3 +23,8 @@ export function lastTimeText(last: LastBuild, unit: string | null): string {
   const units = unit && last.built ? `${last.built} ${last.built === 1 ? unit.replace(/s$/, '') : unit} in ` : '';
   return `last time here: ${units}${roughDuration(last.durationMs)}`;
 }
+
+/** `last time 4 min`: the short form, where the room is a status bar item's (the long one in its hover). */
+export function lastTimeShort(last: LastBuild): string {
+  return `last time ${roughDuration(last.durationMs)}`;
+}

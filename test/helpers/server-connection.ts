@@ -32,6 +32,7 @@ export function fakeConnection(onProgress: (message: string) => void = () => und
   const progress: string[] = [];
   const notifications: FakeConnection['notifications'] = [];
   let lenses: Handler | undefined;
+  const shown = new Set<string>();
   const none = { dispose: () => undefined };
   const said = (message: string): void => {
     progress.push(message);
@@ -41,7 +42,12 @@ export function fakeConnection(onProgress: (message: string) => void = () => und
     onRequest: (type: { method: string }, handler: Handler) => void handlers.set(type.method, handler),
     onCodeLens: (handler: Handler) => ((lenses = handler), none),
     sendRequest: async (type: { method: string }) => {
-      if (type.method === 'workspace/codeLens/refresh') hooks.onLensRefresh?.();
+      if (type.method === 'workspace/codeLens/refresh') {
+        hooks.onLensRefresh?.();
+        // As the editor does after a refresh: it asks again for the lenses of the documents it shows
+        // (those asked for before), a moment later.
+        for (const uri of shown) setImmediate(() => void lenses?.({ textDocument: { uri } }, CancellationToken.None));
+      }
       return undefined;
     },
     sendNotification: async (type: { method: string }, params: unknown) => {
@@ -62,7 +68,10 @@ export function fakeConnection(onProgress: (message: string) => void = () => und
     connection,
     progress,
     notifications,
-    codeLens: async (uri) => lenses?.({ textDocument: { uri } }, CancellationToken.None),
+    codeLens: async (uri) => {
+      shown.add(uri);
+      return lenses?.({ textDocument: { uri } }, CancellationToken.None);
+    },
     request: async <R>(type: string | { method: string }, params: unknown): Promise<R> => {
       const method = typeof type === 'string' ? type : type.method;
       const handler = handlers.get(method);

@@ -58,7 +58,9 @@ describe('the editor shows a passing score before its reruns end', function () {
 
   it('the lens holds the first run\'s score, the reruns\' progress and Cancel while they run; the request ends with their count', async () => {
     const seen: Array<Promise<{ phase: string; message: string; score: string | undefined; passed: boolean | undefined; lenses: string[] }>> = [];
+    const phases: string[] = [];
     onPhase = (p) => {
+      if (!p.done) phases.push(p.phase);
       if (p.phase !== 'rerunning' || p.done) return;
       const shown = scoreOnLens(uri, startLine);
       seen.push(titles().then((lenses) => ({ phase: p.phase, message: p.message, score: shown?.lensSummary, passed: shown?.passed, lenses })));
@@ -68,6 +70,11 @@ describe('the editor shows a passing score before its reruns end', function () {
     assert.equal(result.passed, true, result.reason ?? '');
     assert.deepEqual(result.reruns, { runs: 3, passed: 3 });
     const during = await Promise.all(seen);
+    // Once the reruns start, the phase stays theirs: a rerun's own compile and test phases would read
+    // "Compiling the test…" over the score (what code-server showed on google/uuid).
+    const fromReruns = phases.slice(phases.indexOf('rerunning'));
+    assert.ok(phases.includes('rerunning'), phases.join(', '));
+    assert.deepEqual([...new Set(fromReruns)], ['rerunning'], `phases after the first rerun: ${fromReruns.join(', ')}`);
     assert.equal(during.length, 2, 'one phase per rerun');
     assert.deepEqual(during.map((d) => d.message), ['Checking it is not flaky (run 2 of 3)…', 'Checking it is not flaky (run 3 of 3)…']);
     for (const d of during) {

@@ -237,7 +237,9 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
     };
   }
   // The slot's task in its checkout, or (regression check) the task as it was in the base commit's tree.
-  const evaluate = (record = task.task, repoDir = ev.checkout, keepSandbox = ev.keepSandbox): Promise<Evaluation> =>
+  // `phases`: the runner's phases reach ev.onPhase for the scored run only; a rerun's are its own
+  // (onRerun says it runs): they would read "Compiling the test…" over the score already shown.
+  const evaluate = (record = task.task, repoDir = ev.checkout, keepSandbox = ev.keepSandbox, phases = true): Promise<Evaluation> =>
     evaluateTest(record, task.language, testCode, {
       executor: ev.executor,
       repoDir,
@@ -247,7 +249,7 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
       ...(ev.timeouts ? { timeouts: ev.timeouts } : {}),
       ...(ev.limits ? { limits: ev.limits } : {}),
       ...(keepSandbox ? { keepSandbox } : {}),
-      ...(ev.onPhase && record === task.task ? { onPhase: ev.onPhase } : {}),
+      ...(ev.onPhase && phases && record === task.task ? { onPhase: ev.onPhase } : {}),
     });
   // Reruns keep no sandbox: the first run's is the one kept for inspection.
   const first = await evaluate();
@@ -256,7 +258,7 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
   let started = 0;
   const again = (): Promise<Evaluation> => {
     ev.onRerun?.(++started, reruns);
-    return evaluate(task.task, ev.checkout, false);
+    return evaluate(task.task, ev.checkout, false, false);
   };
   const e = await withReruns(first, reruns, again, signal);
   if (!ev.regression || !e.score.passed) return e;
