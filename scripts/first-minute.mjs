@@ -5,7 +5,7 @@
 // user clicks it, screenshots and the status bar's text through the first minute; then, optionally, a
 // file opened from Quick Open and the first "Generate scored tests" lens clicked, until its score shows.
 //
-//   node scripts/first-minute.mjs --repo /work/rr/uuid --out /tmp/first-minute/uuid [--open uuid.go --line 68] [--seconds 60]
+//   node scripts/first-minute.mjs --repo ../rr/uuid --out out/first-minute/uuid [--open uuid.go --line 68] [--seconds 60]
 //     [--build-times <an earlier trial's profile>/xdg/cache/xrepotest/build-times.json] [--settings JSON]
 //
 // Prints a timeline (seconds since the page opened: what the status bar and the lenses said) and the
