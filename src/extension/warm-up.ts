@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import type { EnvironmentVerdictResult } from '../shared/scoring-protocol';
-import { lastTimeShort, lastTimeText } from '../shared/build-estimate';
+import { lastTimeShort, lastTimeText, unitCount } from '../shared/build-estimate';
 import { WARM_PROGRESS, WARM_WORKSPACE, type WarmProgressParams, type WarmWorkspaceResult } from '../shared/warm-protocol';
 import { wasCancelled, type Engine } from './engine';
 import { requestSettings } from './settings';
@@ -25,7 +25,7 @@ export interface WarmUpApi {
  */
 export function warmProgressText(p: Pick<WarmProgressParams, 'folder' | 'displayName' | 'built' | 'unit' | 'last'>): string {
   const name = p.folder.split(/[\\/]/).filter(Boolean).pop() ?? p.folder;
-  const count = p.built && p.unit ? `: ${p.built} ${p.built === 1 ? p.unit.replace(/s$/, '') : p.unit} compiled` : '';
+  const count = p.built && p.unit ? `: ${unitCount(p.built, p.unit)} compiled` : '';
   return `building ${name} (${p.displayName})${count}${p.last ? ` · ${lastTimeShort(p.last)}` : ''}`;
 }
 

@@ -9,7 +9,7 @@
  * Everything here is pure (no connection, no engine); the server wires it to the requests in
  * candidates.ts (withProgress) and to the lenses in scoring.ts.
  */
-import { lastTimeText, type LastBuild } from '../shared/build-estimate';
+import { lastTimeText, unitCount, type LastBuild } from '../shared/build-estimate';
 
 /** What a scoring is doing, as the lens and the notification say it. */
 export type ScoringPhase =
@@ -47,7 +47,7 @@ export function phaseText(phase: ScoringPhase): string {
       return 'Asking the model for a repair…';
     case 'building': {
       // A time only from what this machine measured for this repository last time, else none.
-      const count = phase.built && phase.unit ? `: ${phase.built} ${phase.built === 1 ? phase.unit.replace(/s$/, '') : phase.unit} compiled` : '';
+      const count = phase.built && phase.unit ? `: ${unitCount(phase.built, phase.unit)} compiled` : '';
       const last = phase.last ? ` (${lastTimeText(phase.last, phase.unit ?? null)})` : '';
       return phase.firstRun ? `Building (first run for this package, kept for later runs)${count}${last}…` : `Building the package${count}${last}…`;
     }

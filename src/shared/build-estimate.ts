@@ -18,9 +18,14 @@ export function roughDuration(ms: number): string {
   return min < 60 ? `${min} min` : `${Math.floor(min / 60)} h${min % 60 ? ` ${min % 60} min` : ''}`;
 }
 
+/** `37 crates`, `1 crate`: a count of a build's units (the unit named in the plural). */
+export function unitCount(n: number, unit: string): string {
+  return `${n} ${n === 1 ? unit.replace(/s$/, '') : unit}`;
+}
+
 /** `last time here: 87 crates in 4 min` (the unit left out when the build names none). */
 export function lastTimeText(last: LastBuild, unit: string | null): string {
-  const units = unit && last.built ? `${last.built} ${last.built === 1 ? unit.replace(/s$/, '') : unit} in ` : '';
+  const units = unit && last.built ? `${unitCount(last.built, unit)} in ` : '';
   return `last time here: ${units}${roughDuration(last.durationMs)}`;
 }
 
