@@ -101,11 +101,12 @@ export const goToolchain: Toolchain = {
   },
 
   // On the host, our test2json (test2json.ts): built once per Go installation, a build of 15-35 s from
-  // nothing here. Made beside the warm-up, so that a prepared environment leaves nothing to build for
-  // the first test (it was built at its placement, after the warm-up, by the first scored test).
-  async prepareTools(ctx) {
+  // nothing here. Made with the warm-up, so that a prepared environment leaves nothing to build for
+  // the first test (it was built at its placement, after the warm-up, by the first scored test); into
+  // the warm-up's cache when that is empty, so the standard library is compiled once for both.
+  async prepareTools(ctx, emptyCache) {
     if (!ctx.hostToolchains) return null;
-    const tool = await localTest2json();
+    const tool = await localTest2json(emptyCache);
     return 'problem' in tool ? test2jsonProblem(tool.problem) : null;
   },
 
