@@ -239,4 +239,53 @@ describe('hostile tests and the shared warm environments (local executor)', func
     assert.equal(second.score.compiled, true);
     assert.equal(second.score.passed, false);
   });
+
+  it("go: the warm-up runs none of the repository's code, so a repository cannot spoil the entry that later repositories' entries start from", async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+    // A repository whose test files plant and spoil what they find in GOCACHE when they run. Its warm
+    // entry is the one every later Go entry of the family starts from (hard links, as root), and it is
+    // sealed once ready: anything planted there would be in every later repository's build (a spoiled
+    // `testing` archive forges their tests' results). Only the go tool may fill it.
+    const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-warm-repo-'));
+    try {
+      fs.cpSync(fixture(FIXTURE_OF.go), repo, { recursive: true });
+      fs.writeFileSync(
+        path.join(repo, 'zz_warm_test.go'),
+        `package inventory
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+func init() {
+	c := os.Getenv("GOCACHE")
+	if c == "" {
+		return
+	}
+	os.WriteFile(filepath.Join(c, "planted-by-the-repository"), []byte("x"), 0o644)
+	filepath.WalkDir(c, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && filepath.Ext(p) == "" && len(filepath.Base(p)) > 60 {
+			os.WriteFile(p, []byte("poison"), 0o644)
+		}
+		return nil
+	})
+}
+`,
+      );
+      const task = await fixtureTask('go');
+      const e = await evaluateTest(task, 'go', generatedTest('go', 'pass'), { executor: new LocalExecutor({ cacheRoot }), repoDir: repo });
+      assert.equal(warmUps(e), 1, `phases: ${e.phases.map((p) => p.phase).join(', ')}`);
+      const entry = entryContent(cacheRoot, 'go', 'gocache');
+      const files = (fs.readdirSync(entry, { recursive: true }) as string[]).filter((f) => fs.lstatSync(path.join(entry, f)).isFile());
+      assert.ok(files.length > 100, `the warm-up filled the cache (${files.length} files)`);
+      assert.deepEqual(files.filter((f) => f.includes('planted')), [], 'nothing the repository planted is in the entry');
+      const spoiled = files.filter((f) => fs.statSync(path.join(entry, f)).size === 6 && fs.readFileSync(path.join(entry, f), 'utf8') === 'poison');
+      assert.deepEqual(spoiled, [], 'no file of the entry was rewritten by the repository');
+      assert.equal(e.score.passed, true, e.score.reason ?? '');
+    } finally {
+      fs.rmSync(repo, { recursive: true, force: true });
+    }
+  });
 });

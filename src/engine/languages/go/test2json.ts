@@ -24,7 +24,7 @@ const run = promisify(execFile);
  * encoding/json: 74 of its 83 packages are also a test binary's) is compiled once for both. Built into
  * a cache of its own instead, beside the warm-up, it doubled that work: the warm-up of google/uuid took
  * 1.38-1.45 x a cold `go test -cover`. Only an empty cache qualifies (nothing but this trusted build has
- * written it); one a warm-up filled has run a repository's TestMain and is never read here. Not
+ * written it); one a warm-up filled holds builds of a repository's code and is never read here. Not
  * -trimpath: that flag is part of every package's cache key, and no warm-up builds with it.
  */
 export function toolsHome(env: NodeJS.ProcessEnv = process.env): string {

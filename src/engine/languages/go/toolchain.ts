@@ -93,7 +93,11 @@ export const goToolchain: Toolchain = {
       // The tests are built once, in the compile phase's coverage mode: a build without coverage (an
       // earlier `go test -c -o /dev/null` here) filled the cache with objects no phase reads (0.6 s of
       // CPU and a link on the fixture, more for a large package).
-      ['sh', '-c', 'go build -v "$1" || exit 1; go test -count=1 -run "^$" -covermode=count "$1"; exit 0', 'warm-up', pkg],
+      // Built, never run (-c): the cache is writable here and becomes a sealed entry later entries of
+      // the family start from, so no code of the repository may run while it is open (a test's init or
+      // TestMain, run by `go test -run '^$'`, planted files in it; hostile-warm.test.ts). With cgo off
+      // and no -toolexec, only the go tool writes it.
+      ['sh', '-c', 'go build -v "$1" || exit 1; go test -c -covermode=count -o /dev/null "$1"; exit 0', 'warm-up', pkg],
       ctx.sandbox.projectRoot,
       goEnv(ctx, cacheDir),
     );
