@@ -58,6 +58,8 @@ export interface FetchCommandOptions {
   refresh?: boolean;
   offline?: boolean;
   retries: number;
+  /** The most MiB one file may have: a mirror that streams more (or declares more) is refused. */
+  maxFileMb: number;
   progress: boolean;
 }
 
@@ -74,6 +76,7 @@ export async function runDatasetFetch(opts: FetchCommandOptions, signal?: AbortS
     languages: opts.lang,
     kinds: opts.kinds,
     retries: opts.retries,
+    maxFileBytes: opts.maxFileMb * 1024 * 1024,
     signal,
     onEvent: progressPrinter(opts.progress),
   });

@@ -2,14 +2,20 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { fetchDataset, type FetchEvent } from '../../src/engine/dataset/fetch';
+import { releasePath } from '../../src/engine/dataset/files';
+import { LOCK_FILE, readLock, writeLock } from '../../src/engine/dataset/lock';
 import { createSandbox, focalPathInRepo } from '../../src/engine/execute/sandbox';
 import { loadTasks, type LoadedTask } from '../../src/engine/tasks/load';
 import { checkTasks, locateCheckout } from '../../src/engine/tasks/manifest';
 import type { TaskRecord } from '../../src/engine/tasks/record';
 import { focalFileIn, resolveInside, TaskPathError, taskPathProblem } from '../../src/engine/tasks/task-path';
 import { focalSourceIn } from '../../src/engine/store/checkout-map';
+import { runCli } from '../helpers/dataset-cli';
 import { CLI } from '../helpers/paths';
 
 /** A folder's every path and byte, hashed: equal before and after means nothing was written there. */
@@ -210,5 +216,132 @@ describe('hostile datasets: paths are input, not instructions', function () {
       assert.ok(!fs.existsSync(path.join(runDir, 'results.jsonl')), 'no result scored against the host folder');
       assert.equal(treeHash(victim), before);
     });
+  });
+});
+
+/**
+ * A mirror that answers every file with a chunked body of `total` bytes (so no Content-Length bounds
+ * it), declaring `declare` bytes in X-Linked-Size when given. It writes with backpressure and stops
+ * when the client goes away, so `sent` is what the client took in (plus the sockets' buffers).
+ */
+class OversizedMirror {
+  sent = 0;
+  requests = 0;
+  endpoint = '';
+  private server!: http.Server;
+
+  constructor(private readonly total: number, private readonly declare?: number) {}
+
+  async start(): Promise<this> {
+    this.server = http.createServer((_req, res) => void this.answer(res));
+    await new Promise<void>((r) => this.server.listen(0, '127.0.0.1', r));
+    this.endpoint = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+    return this;
+  }
+
+  private async answer(res: http.ServerResponse): Promise<void> {
+    this.requests++;
+    res.writeHead(200, { 'x-repo-commit': 'd'.repeat(40), ...(this.declare !== undefined ? { 'x-linked-size': String(this.declare) } : {}) });
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let gone = false;
+    res.on('close', () => (gone = true));
+    for (let n = 0; n < this.total && !gone; n += chunk.length) {
+      this.sent += chunk.length;
+      if (res.write(chunk)) continue;
+      await new Promise<void>((resolve) => {
+        const go = (): void => (res.off('drain', go), res.off('close', go), resolve());
+        res.on('drain', go).on('close', go);
+      });
+    }
+    if (!gone) res.end();
+  }
+
+  async stop(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((r) => this.server.close(() => r()));
+  }
+}
+
+describe('hostile dataset mirrors: a file is no bigger than declared, nor than the cap', function () {
+  this.timeout(180_000);
+  const MIB = 1024 * 1024;
+  const FILE = releasePath('go', 'base');
+  let dir: string;
+  let mirror: OversizedMirror | undefined;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-hostile-mirror-'));
+  });
+  afterEach(async () => {
+    await mirror?.stop();
+    mirror = undefined;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Fetches the Go base file from the mirror; returns the error and the most bytes the download ever held. */
+  async function fetchFrom(m: OversizedMirror, extra: Record<string, unknown> = {}): Promise<{ error: Error; mostHeld: number }> {
+    let mostHeld = 0;
+    const onEvent = (e: FetchEvent): void => void (e.type === 'bytes' && (mostHeld = Math.max(mostHeld, e.done)));
+    // A plain variable, not a literal: the options this test passes are checked at run time, where the attack is.
+    const opts = { dir, endpoint: m.endpoint, languages: ['go' as const], kinds: ['base' as const], retries: 2, retryDelayMs: 10, onEvent, ...extra };
+    const error = await fetchDataset(opts).then(
+      (r) => new Error(`fetched: ${JSON.stringify(r.files.map((f) => [f.path, f.size]))}`),
+      (e: Error) => e,
+    );
+    return { error, mostHeld };
+  }
+
+  /** Nothing that a later run could take for the file: not at its path, no partial, not in the lock (unless it was before). */
+  function nothingLeft(lockedBefore = false): void {
+    assert.ok(!fs.existsSync(path.join(dir, FILE)), 'no file at the release path');
+    assert.ok(!fs.existsSync(path.join(dir, `${FILE}.partial`)), 'no partial download');
+    assert.ok(!fs.existsSync(path.join(dir, `${FILE}.partial.json`)), 'no partial identity');
+    if (!lockedBefore) assert.ok(!(readLock(dir)?.files ?? []).some((f) => f.path === FILE), 'not in the lock');
+  }
+
+  it('stops at the 1,000 bytes a mirror declared when it streams 64 MiB, and refuses naming the file and both sizes', async () => {
+    mirror = await new OversizedMirror(64 * MIB, 1000).start();
+    const { error, mostHeld } = await fetchFrom(mirror);
+    assert.match(error.message, new RegExp(`^${FILE.replace(/\./g, '\\.')}: the server sent more than the 1000 bytes it declared`), error.message);
+    assert.ok(mostHeld <= 1000, `the download held ${mostHeld} bytes`);
+    assert.ok(mirror.sent < 16 * MIB, `the mirror got ${mirror.sent} bytes out before it was cut off`);
+    assert.equal(mirror.requests, 1, 'refused, not retried');
+    nothingLeft();
+  });
+
+  it('stops at the size the lock records when the mirror declares none', async () => {
+    writeLock(dir, { dataset: 'solis-soict/xrepotest', revision: 'main', commit: 'd'.repeat(40), files: [{ path: FILE, size: 1000, sha256: 'e'.repeat(64) }] });
+    const lock = fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8');
+    mirror = await new OversizedMirror(64 * MIB).start();
+    const { error, mostHeld } = await fetchFrom(mirror);
+    assert.match(error.message, /go_functions\.jsonl: the server sent more than the 1000 bytes the lock records/, error.message);
+    assert.ok(mostHeld <= 1000, `the download held ${mostHeld} bytes`);
+    assert.ok(mirror.sent < 16 * MIB, `the mirror got ${mirror.sent} bytes out`);
+    nothingLeft(true);
+    assert.equal(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8'), lock, 'the lock is as it was');
+  });
+
+  it('stops at the cap when the mirror declares no size, and refuses a declared size over the cap before downloading', async () => {
+    mirror = await new OversizedMirror(64 * MIB).start();
+    const undeclared = await fetchFrom(mirror, { maxFileBytes: 4 * MIB });
+    assert.match(undeclared.error.message, /go_functions\.jsonl: the server sent more than the cap of 4194304 bytes for one file \(--max-file-mb\) and declared no size/, undeclared.error.message);
+    assert.ok(undeclared.mostHeld <= 4 * MIB, `the download held ${undeclared.mostHeld} bytes`);
+    assert.ok(mirror.sent < 20 * MIB, `the mirror got ${mirror.sent} bytes out`);
+    nothingLeft();
+    await mirror.stop();
+
+    mirror = await new OversizedMirror(64 * MIB, 64 * MIB).start();
+    const declared = await fetchFrom(mirror, { maxFileBytes: 4 * MIB });
+    assert.match(declared.error.message, /go_functions\.jsonl: the server declares 67108864 bytes, over the cap of 4194304 bytes for one file \(raise --max-file-mb/, declared.error.message);
+    assert.equal(declared.mostHeld, 0, 'nothing was downloaded');
+    nothingLeft();
+  });
+
+  it('`dataset fetch --max-file-mb` sets the cap, and the refusal exits 1', async () => {
+    mirror = await new OversizedMirror(64 * MIB).start();
+    const r = await runCli(['dataset', 'fetch', '--dir', dir, '--endpoint', mirror.endpoint, '--lang', 'go', '--kinds', 'base', '--max-file-mb', '2', '--no-progress'], {});
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /go_functions\.jsonl: the server sent more than the cap of 2097152 bytes for one file/);
+    assert.ok(mirror.sent < 18 * MIB, `the mirror got ${mirror.sent} bytes out`);
+    nothingLeft();
   });
 });

@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_DATASET_REPO, parseKinds, parseLanguages } from '../../engine/dataset/files';
-import { DEFAULT_ENDPOINT } from '../../engine/dataset/hub';
+import { DEFAULT_ENDPOINT, DEFAULT_MAX_FILE_BYTES } from '../../engine/dataset/hub';
 import type { FetchCommandOptions, PinCommandOptions } from '../dataset-command';
 
 /** `xrepotest dataset fetch|pin`: their flags; dataset-command.ts, loaded when one runs, does the work. */
@@ -24,6 +24,12 @@ function wholeNumber(v: string): number {
   return n;
 }
 
+function positiveWholeNumber(v: string): number {
+  const n = wholeNumber(v);
+  if (n === 0) throw new InvalidArgumentError('expected a whole number, 1 or more');
+  return n;
+}
+
 export function registerDatasetCommand(program: Command): void {
   const dataset = program.command('dataset').description('fetch the published XRepoTest dataset from the Hugging Face hub, and pin each repository to its upstream commit');
   dataset
@@ -39,6 +45,7 @@ export function registerDatasetCommand(program: Command): void {
     .option('--refresh', 'ask the hub what the revision is now, even though the lock file pins it')
     .option('--offline', 'make no request: verify what the folder holds against the lock file')
     .option('--retries <n>', 'further tries after a dropped connection or a server error', wholeNumber, 3)
+    .option('--max-file-mb <n>', 'the most MiB one file may have: a server that streams more than it declared, or more than this without declaring a size, is cut off and refused', positiveWholeNumber, DEFAULT_MAX_FILE_BYTES / 1024 / 1024)
     .option('--no-progress', 'no progress lines')
     .action(async (opts: FetchCommandOptions) => {
       const { runDatasetFetch } = await import('../dataset-command.js');

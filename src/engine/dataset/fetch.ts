@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { LANGUAGE_IDS, type LanguageId } from '../parse/grammars';
 import { DATASET_KINDS, DEFAULT_DATASET_REPO, releasePaths, type DatasetKind } from './files';
 import { gitBlobSha1File, sha256File } from './hash';
-import { DEFAULT_ENDPOINT, HubError, droppedError, openFile, type FileAnswer, type HubTarget } from './hub';
+import { DEFAULT_ENDPOINT, DEFAULT_MAX_FILE_BYTES, HubError, droppedError, openFile, type FileAnswer, type HubTarget } from './hub';
 import { lockPath, readLock, writeLock, type DatasetLock, type LockedFile } from './lock';
 
 export interface FetchOptions {
@@ -25,6 +25,8 @@ export interface FetchOptions {
   retryDelayMs?: number;
   /** A body that sends nothing for this long counts as dropped (default 60 s). */
   stallTimeoutMs?: number;
+  /** The most bytes one file may have (default DEFAULT_MAX_FILE_BYTES): a bound for a server that declares no size. */
+  maxFileBytes?: number;
   signal?: AbortSignal;
   onEvent?: (event: FetchEvent) => void;
 }
@@ -264,11 +266,18 @@ async function fetchOne(run: Run, filePath: string, expect: LockedFile | undefin
     } else if (res.status === 206 && answer.bodyStart !== start) return restart();
     else if (res.status === 200 && start > 0) from = 0; // the server ignored the range: start over
 
+    const bound = sizeBound(expect?.size ?? null, answer.size, run.opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    if (res.status !== 416 && expectSize !== null && expectSize > bound.cap) {
+      await res.body?.cancel().catch(() => undefined);
+      removeQuietly(partial, identityFile);
+      const who = expect ? 'the lock records' : 'the server declares';
+      throw new HubError('protocol', `${filePath}: ${who} ${expectSize} bytes, over the cap of ${bound.cap} bytes for one file (raise --max-file-mb to fetch it)`);
+    }
     const identity: PartialIdentity = { dataset: run.target.dataset, path: filePath, commit: answer.commit ?? run.state.commit, sha256: expectSha, gitSha1: answer.gitSha1, size: expectSize };
     fs.writeFileSync(identityFile, JSON.stringify(identity) + '\n');
     if (res.status !== 416) {
       run.emit({ type: 'download', path: filePath, from, size: expectSize });
-      await streamInto(run, res, partial, from, filePath, expectSize, armStall, controller.signal);
+      await streamInto(run, res, partial, from, filePath, expectSize, bound, armStall, controller.signal);
     }
     clearTimeout(stall);
     return await verifyAndPlace(run, filePath, partial, identityFile, local, identity);
@@ -278,6 +287,26 @@ async function fetchOne(run: Run, filePath: string, expect: LockedFile | undefin
   }
 }
 
+/** The most bytes a file may reach here, and how to name that bound when a server sends more. */
+interface SizeBound {
+  bytes: number;
+  said: string;
+  /** The configured cap, which no declared size may exceed either. */
+  cap: number;
+}
+
+/**
+ * A body is trusted for no more than the smallest size anyone stated: the lock's record, the
+ * server's own declaration (X-Linked-Size, Content-Range, Content-Length), else the cap. A chunked
+ * body is bounded by nothing else, so a mirror could otherwise fill the disk under a 1,000-byte claim.
+ */
+function sizeBound(locked: number | null, declared: number | null, cap: number): SizeBound {
+  const bounds: SizeBound[] = [{ bytes: cap, said: `the cap of ${cap} bytes for one file (--max-file-mb)${locked === null && declared === null ? ' and declared no size' : ''}`, cap }];
+  if (declared !== null) bounds.unshift({ bytes: declared, said: `the ${declared} bytes it declared`, cap });
+  if (locked !== null) bounds.unshift({ bytes: locked, said: `the ${locked} bytes the lock records`, cap });
+  return bounds.reduce((a, b) => (b.bytes < a.bytes ? b : a));
+}
+
 async function streamInto(
   run: Run,
   res: Response,
@@ -285,14 +314,21 @@ async function streamInto(
   from: number,
   filePath: string,
   size: number | null,
+  bound: SizeBound,
   armStall: () => void,
   signal: AbortSignal,
 ): Promise<void> {
   const fd = fs.openSync(partial, from > 0 ? 'a' : 'w');
   let done = from;
+  let over = 0;
   try {
     if (!res.body) throw new HubError('protocol', `${filePath}: the server sent no body`);
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      if (done + chunk.length > bound.bytes) {
+        // Leaving the loop cancels the body: the connection is dropped, not drained.
+        over = done + chunk.length;
+        break;
+      }
       fs.writeSync(fd, chunk);
       done += chunk.length;
       run.downloadedBytes += chunk.length;
@@ -305,6 +341,11 @@ async function streamInto(
     throw droppedError(filePath, done, size, partial, signal.aborted ? signal.reason : e);
   } finally {
     fs.closeSync(fd);
+  }
+  if (over) {
+    // None of it is kept: a partial would be resumed, and its first bytes are those of a server that lied about the rest.
+    removeQuietly(partial, `${partial}.json`);
+    throw new HubError('protocol', `${filePath}: the server sent more than ${bound.said} (${over} bytes so far); stopped, and the download was removed`);
   }
   if (size !== null && done < size) throw droppedError(filePath, done, size, partial, new Error('the body ended early'));
 }

@@ -7,6 +7,13 @@
 
 export const DEFAULT_ENDPOINT = 'https://huggingface.co';
 
+/**
+ * 1 GiB, the most one file may have unless the user says otherwise: the release's largest files are
+ * estimated at tens of MB (docs/dataset.md), so this is far above any real one and still bounds the
+ * disk a mirror can fill with a file it never sized.
+ */
+export const DEFAULT_MAX_FILE_BYTES = 1024 ** 3;
+
 export type HubErrorKind = 'auth' | 'not-found' | 'network' | 'http' | 'dropped' | 'checksum' | 'protocol';
 
 export class HubError extends Error {
