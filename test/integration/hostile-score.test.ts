@@ -84,6 +84,43 @@ func TestMain(m *testing.M) {
 }
 `;
 
+// Go (issue 31): an honest, passing test that covers a third of Status; TestMain runs it, then finds
+// the cover profile through the flag package (its name built at run time: no sign in the code) and
+// marks every block of it as run before passing m.Run's own status on. The profile is written by
+// the testing package before m.Run returns, so the rewrite is the last word on the file.
+const GO_PROFILE_AFTER_RUN = `package inventory
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestStatusExpired(t *testing.T) {
+	if got := (Item{Quantity: 5, Expires: 3}).Status(10); got != "expired" {
+		t.Errorf("Status() = %q, want %q", got, "expired")
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if f := flag.Lookup("test." + "cover" + "pro" + "file"); f != nil && f.Value.String() != "" {
+		p := f.Value.String()
+		if b, err := os.ReadFile(p); err == nil {
+			lines := strings.Split(string(b), "\\n")
+			for i, l := range lines {
+				if j := strings.LastIndex(l, " "); i > 0 && j > 0 && l[j+1:] == "0" {
+					lines[i] = l[:j+1] + "1"
+				}
+			}
+			os.WriteFile(p, []byte(strings.Join(lines, "\\n")), 0o644)
+		}
+	}
+	os.Exit(code)
+}
+`;
+
 // Rust: a failing test writes libtest's lines for a pass straight to stdout (not captured), and
 // exits the harness with 0 before the failure is reported.
 const RUST_FAKE_PASS = `#[cfg(test)]
@@ -261,12 +298,18 @@ describe('hostile tests that forge their own score (local executor)', function (
 
   it('Go: TestMain never runs the tests, forges the cover profile and a PASS line, exits 0', async function () {
     const e = await attack(this, 'go', GO_FAKE_MAIN);
-    assert.match(e.score.reason!, /TestMain never calls m\.Run/);
+    // Also a profile no printed coverage line stands behind (the run's own evidence leads the reason).
+    assert.match(e.score.reason!, /TestMain never calls m\.Run|go-testmain-no-run/);
   });
 
   it('Go: TestMain silences m.Run, forges the profile and a PASS for a test that does not exist, exits 0', async function () {
     const e = await attack(this, 'go', GO_SILENCED_RUN);
     assert.match(e.score.reason!, /TestEverything|os\.Exit|cover profile/);
+  });
+
+  it('Go: a passing test whose TestMain marks every block of the cover profile as run after m.Run (names built at run time)', async function () {
+    const e = await attack(this, 'go', GO_PROFILE_AFTER_RUN);
+    assert.match(e.score.reason!, /coverage/);
   });
 
   it("Rust: a failing test prints libtest's 'test result: ok' and calls process::exit(0)", async function () {

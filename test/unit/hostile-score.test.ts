@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LanguageId } from '../../src/engine/parse/grammars';
+import { profilePercent } from '../../src/engine/languages/go/tampering';
 import { parseGoTestJson } from '../../src/engine/score/reports/go-test-json';
 import { parseJunitXml } from '../../src/engine/score/reports/junit';
 import { parseLibtestOutput } from '../../src/engine/score/reports/libtest';
@@ -168,5 +169,32 @@ describe('tampering checks (no toolchain)', () => {
       reason: 'the test tampered with the harness: the test ends PHP early (`exit(0);`)',
     });
     assert.equal(applyTampering(score, []), score);
+  });
+});
+
+describe('Go: the cover profile against the coverage line the testing package printed (issue 31)', () => {
+  const HONEST = 'package inventory\n\nimport "testing"\n\nfunc TestX(t *testing.T) {}\n';
+  const profile = 'mode: count\nexample.com/inventory/item.go:7.34,9.34 2 1\nexample.com/inventory/item.go:9.34,11.3 1 0\nexample.com/inventory/item.go:12.2,12.19 1 3\n';
+  const event = (o: Record<string, unknown>) => JSON.stringify({ Action: 'output', Package: 'example.com/inventory', ...o });
+  const out = (...lines: string[]) => [...lines, JSON.stringify({ Action: 'pass', Package: 'example.com/inventory' })].join('\n');
+  const check = (output: string, files: Record<string, string>, truncated = false) =>
+    detectTampering(input({ language: 'go', testCode: HONEST, testOutput: output, testOutputTruncated: truncated, readReport: (n) => files[n] ?? null }));
+
+  it('the share of statements, each block once and run when any of its lines says so', async () => {
+    assert.equal(profilePercent(profile), '75.0');
+    assert.equal(profilePercent(profile + 'example.com/inventory/item.go:9.34,11.3 1 2\n'), '100.0', 'a block listed twice, run in the second');
+    assert.equal(profilePercent('mode: count\n'), null);
+  });
+
+  it('agreeing: nothing; a rewritten profile, a second line printed by the test, or no line at all: tampering', async () => {
+    const printed = (p: string) => event({ Output: `coverage: ${p}% of statements\n` });
+    assert.deepEqual(rules(await check(out(printed('75.0')), { 'cover.out': profile })), []);
+    assert.deepEqual(rules(await check(out(printed('75.0')), {})), [], 'no profile (the binary died before writing it): nothing to compare');
+    assert.deepEqual(rules(await check(out(printed('50.0')), { 'cover.out': profile })), ['go-coverage-rewritten']);
+    assert.deepEqual(rules(await check(out(printed('75.0'), printed('100.0')), { 'cover.out': profile })), ['go-coverage-rewritten']);
+    assert.deepEqual(rules(await check(out(), { 'cover.out': profile })), ['go-coverage-rewritten']);
+    // Printed inside a test it is that test's output, not the runner's line; only a cut output excuses a missing one.
+    assert.deepEqual(rules(await check(out(event({ Test: 'TestX', Output: 'coverage: 75.0% of statements\n' })), { 'cover.out': profile })), ['go-coverage-rewritten']);
+    assert.deepEqual(rules(await check(out(), { 'cover.out': profile }, true)), []);
   });
 });

@@ -15,7 +15,7 @@ import { materializeOverlays } from './warm-environment';
 
 export { firstErrorLine } from './warm-up-problem';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
-import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
+import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, readReport, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { environmentWarmKey, familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type ExecutorCapabilities, type ExecutorInfo, type KeptBuilds, type OverlayMount, type PhaseCommand, type PhaseResult, type RegressionVerdict } from './types';
 
@@ -215,7 +215,16 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     if (compiled.exitCode === 0) {
       const focalExpected = placement.testFile === sandbox.focalFile ? focalWithTest(task.file_content, placement) : task.file_content;
       const test = phases.find((p) => p.phase === 'test');
-      score = await checkTampering(score, { language, writtenCode: placement.writtenCode, test, report, sandboxDir: sandbox.dir, focalFile: path.join(sandbox.dir, sandbox.focalInCopy), focalExpected });
+      score = await checkTampering(score, {
+        language,
+        writtenCode: placement.writtenCode,
+        test,
+        report,
+        sandboxDir: sandbox.dir,
+        focalFile: path.join(sandbox.dir, sandbox.focalInCopy),
+        focalExpected,
+        readReport: (name) => readReportOrNull(ctx, name),
+      });
     }
     return {
       ...base,
@@ -509,6 +518,15 @@ function isEmptyDir(dir: string): boolean {
     return fs.readdirSync(dir).length === 0;
   } catch {
     return false;
+  }
+}
+
+/** A report file for the tampering checks, or null: absent, or not a plain file (a test replaced it by a link or a FIFO; never followed). */
+function readReportOrNull(ctx: RunContext, name: string): string | null {
+  try {
+    return readReport(ctx, name);
+  } catch {
+    return null;
   }
 }
 

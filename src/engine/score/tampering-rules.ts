@@ -29,6 +29,14 @@ export interface LanguageTamperingRules {
   unknownTests?(code: string, report: TestReport, sandbox?: { dir: string; focalFile: string }): Promise<Finding | null>;
   /** The runner's own printed output disagrees with the report it wrote (PHPUnit's, RSpec's summary). */
   outputDisagrees?(output: string, report: TestReport, outputTruncated: boolean): Finding | null;
+  /**
+   * What the runner printed when its tests ended disagrees with a report file read after the process
+   * exited (Go: the testing package's `coverage: N% of statements` against the cover profile). The
+   * file is the process's to write until it exits, so code that runs after the runner wrote it (a
+   * TestMain after m.Run) can rewrite it; what was printed went into the engine's pipe at that moment
+   * and cannot be taken back. `readReport`: a report file of the slot, read safely, null when absent.
+   */
+  reportsDisagree?(output: string, readReport: (name: string) => string | null, outputTruncated: boolean): Finding | null;
 }
 
 /** One sign of tampering in a run: the rule, what the trick did in words, and the line that shows it. */

@@ -117,6 +117,8 @@ export interface TamperingInput {
   focalExpected: string;
   /** The sandbox and its focal file, where a language looks up what the test inherits (PHP's parent test classes). */
   sandbox?: { dir: string; focalFile: string };
+  /** A report file the runner wrote in the slot's report folder, read safely; null when absent or not a plain file. */
+  readReport?: (name: string) => string | null;
 }
 
 /** Every sign of tampering in one test run; empty when none. */
@@ -141,6 +143,8 @@ export async function detectTampering(input: TamperingInput): Promise<Finding[]>
   }
   const disagrees = rules.outputDisagrees?.(input.testOutput, r, input.testOutputTruncated);
   if (disagrees) found.push(disagrees);
+  const rewritten = input.readReport ? rules.reportsDisagree?.(input.testOutput, input.readReport, input.testOutputTruncated) : null;
+  if (rewritten) found.push(rewritten);
   const unknown = await rules.unknownTests?.(input.testCode, r, input.sandbox);
   if (unknown) found.push(unknown);
   const { executable, covered } = input.coverage;
@@ -214,6 +218,8 @@ export interface TestRun {
   focalFile: string;
   /** The task's file_content, plus what placement appended to the focal file (Rust's test module). */
   focalExpected: string;
+  /** A report file of the slot, read safely (execute/toolchain.ts `readReport`). */
+  readReport?: (name: string) => string | null;
 }
 
 /** The score after the tampering checks: unchanged for an honest run, a 'tampering' failure otherwise. */
@@ -230,6 +236,7 @@ export async function checkTampering<S extends Parameters<typeof applyTampering>
     focalAfter: readFocalAfterTest(run.sandboxDir, run.focalFile),
     focalExpected: run.focalExpected,
     sandbox: { dir: run.sandboxDir, focalFile: run.focalFile },
+    readReport: run.readReport,
   });
   return applyTampering(score, findings);
 }

@@ -113,6 +113,67 @@ function forgedFraming(output: string): Finding | null {
   return null;
 }
 
+/**
+ * The share of the package's statements a cover profile says ran, as the testing package prints it
+ * (`%.1f`); null for a profile with no statements. Each block counts once (a merged profile may list
+ * one twice), as run when any of its lines says so.
+ */
+export function profilePercent(profile: string): string | null {
+  const blocks = new Map<string, { statements: number; ran: boolean }>();
+  for (const line of profile.split('\n')) {
+    const m = /^(.+:\d+\.\d+,\d+\.\d+) (\d+) (\d+)$/.exec(line.trim());
+    if (!m) continue;
+    const seen = blocks.get(m[1]);
+    const ran = Number(m[3]) > 0;
+    blocks.set(m[1], { statements: Number(m[2]), ran: ran || (seen?.ran ?? false) });
+  }
+  let total = 0;
+  let covered = 0;
+  for (const b of blocks.values()) {
+    total += b.statements;
+    if (b.ran) covered += b.statements;
+  }
+  return total ? ((100 * covered) / total).toFixed(1) : null;
+}
+
+/**
+ * The cover profile read after the test binary exited, against the `coverage: N% of statements` line
+ * the testing package printed when it wrote that profile (inside m.Run, from the same counters). Code
+ * that runs after m.Run (TestMain, a deferred call, an exit hook) can rewrite the file, but not take
+ * back a line already in test2json's pipe. A line printed outside any test that disagrees, or no such
+ * line beside a profile, is a rewritten profile. What stays possible: a test that replaces os.Stdout
+ * before m.Run and forges the line too, or rewrites the counters in memory before they are written
+ * (docs/execution.md, threat model).
+ */
+function profileDisagrees(output: string, readReport: (name: string) => string | null, outputTruncated: boolean): Finding | null {
+  const profile = readReport('cover.out');
+  if (profile === null) return null;
+  const written = profilePercent(profile);
+  if (written === null) return null;
+  const printed: string[] = [];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let e: GoEvent;
+    try {
+      e = JSON.parse(line) as GoEvent;
+    } catch {
+      continue;
+    }
+    if (e.Action !== 'output' || e.Test || typeof e.Output !== 'string') continue;
+    const m = /^coverage: (\d+(?:\.\d+)?)% of statements/.exec(e.Output);
+    if (m) printed.push(m[1]);
+  }
+  const says = (p: string) => `the cover profile says ${written} % of the package's statements ran, but the testing package printed ${p} % when it wrote it: the profile was rewritten after the tests ended`;
+  for (const p of printed) {
+    // Both from the same counters and rounded alike; a tenth of slack for the rounding of a tie.
+    if (Math.abs(Number(p) - Number(written)) > 0.1) return { rule: 'go-coverage-rewritten', says: says(p), evidence: `coverage: ${p}% of statements` };
+  }
+  if (!printed.length && !outputTruncated) {
+    return { rule: 'go-coverage-rewritten', says: `a cover profile (${written} % of the package's statements) is there, but the testing package printed no coverage line: it was not written by the tests' own run` };
+  }
+  return null;
+}
+
 export const goTamperingRules: LanguageTamperingRules = {
   signs: [
     { id: 'go-report-path', inStrings: true, regex: /coverprofile|GOCOVERDIR|\bcover\.out\b|\bcmdline\b|\.xrt\//, says: 'the test looks for the runner\'s cover profile or command line (to rewrite the report)' },
@@ -137,4 +198,6 @@ export const goTamperingRules: LanguageTamperingRules = {
   },
 
   outputDisagrees: (output) => forgedFraming(output),
+
+  reportsDisagree: profileDisagrees,
 };
