@@ -1,5 +1,6 @@
 import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
 import { stripVTControlCharacters as stripAnsi } from 'node:util';
+import { cloverLineTotals } from '../../score/coverage/clover';
 import { inheritedMethods } from './inherited-tests';
 
 /**
@@ -39,6 +40,35 @@ function summaryDisagrees(raw: string, report: { ran: number; failed: number; er
   }
   if (!truncated && report.ran > 0 && !ANY_SUMMARY.test(output)) {
     return { rule: 'php-no-summary', says: 'the JUnit report has tests, but PHPUnit never printed its summary (the run was cut short or its output swallowed)' };
+  }
+  return null;
+}
+
+/**
+ * The Clover file read after PHP exited, against the summary PHPUnit printed when it wrote it
+ * (`--coverage-text`, toolchain.ts: `Lines:   61.90% (39/63)`), from the same data. A destructor of an
+ * object the test kept alive, a shutdown function or a finalizer runs after both: it can rewrite the
+ * file but not take back the printed lines. Every summary printed must agree, and a Clover file needs
+ * one (unless the output was cut). Residual: a test that rewrites PHPUnit's coverage data in memory
+ * before the reports are made (reflection on its CodeCoverage object) makes both agree (docs/execution.md).
+ */
+function cloverDisagrees(raw: string, readReport: (name: string) => string | null, truncated: boolean): Finding | null {
+  const clover = readReport('clover.xml');
+  if (clover === null) return null;
+  const written = cloverLineTotals(clover);
+  if (!written || written.executable === 0) return null;
+  const printed = [...stripAnsi(raw).matchAll(/^\s*Lines:\s+[\d.]+%\s+\(\s*(\d+)\/\s*(\d+)\)/gm)];
+  for (const m of printed) {
+    if (Number(m[1]) !== written.executed || Number(m[2]) !== written.executable) {
+      return {
+        rule: 'php-coverage-rewritten',
+        says: `the Clover file says ${written.executed} of ${written.executable} lines ran, but PHPUnit printed ${m[1]} of ${m[2]} when it wrote it: the file was rewritten after PHPUnit finished`,
+        evidence: m[0].trim(),
+      };
+    }
+  }
+  if (!printed.length && !truncated) {
+    return { rule: 'php-coverage-rewritten', says: `a Clover file (${written.executed} of ${written.executable} lines run) is there, but PHPUnit printed no coverage summary: it was not written by PHPUnit's own run` };
   }
   return null;
 }
@@ -89,4 +119,6 @@ export const phpTamperingRules: LanguageTamperingRules = {
   },
 
   outputDisagrees: summaryDisagrees,
+
+  reportsDisagree: cloverDisagrees,
 };

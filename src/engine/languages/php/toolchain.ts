@@ -11,6 +11,13 @@ import { chooseRunner, localPhpunitRunners, phpunitConstraint, runner, versionOf
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
 import { parseClover } from '../../score/coverage/clover';
+
+/**
+ * PHPUnit also prints its coverage summary to stdout (`Lines: 65.00% (13/20)`) when it writes the
+ * Clover file, before any destructor or shutdown function of the test's runs: the tampering checks
+ * hold the file read after the process ended against it (tampering.ts, `reportsDisagree`).
+ */
+const COVERAGE_TEXT = ['--coverage-text'];
 import { parseJunitXml } from '../../score/reports/junit';
 
 /** `require_once __DIR__ . '/../vendor/autoload.php';` and friends: the bootstrap loads the autoloader. */
@@ -217,7 +224,7 @@ export const phpToolchain: Toolchain = {
       const cmd = phase(
         'test',
         ctx,
-        ['php', ...phpSettings(root), ...(viewed ? opcacheSettings(viewed.dir) : []), phpunit, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), placement.testFile],
+        ['php', ...phpSettings(root), ...(viewed ? opcacheSettings(viewed.dir) : []), phpunit, ...selection, '--do-not-cache-result', '--log-junit', path.join(out, 'junit.xml'), '--coverage-clover', path.join(out, 'clover.xml'), ...COVERAGE_TEXT, placement.testFile],
         root,
       );
       if (viewed) cmd.view = { dir: viewed.dir, readOnly: viewed.warm.systems.map((s) => ({ source: path.join(viewed.warm.dir, s), dest: path.posix.join(viewed.dir, s) })) };
@@ -248,7 +255,7 @@ export const phpToolchain: Toolchain = {
       'fi',
       // $O unquoted: the engine's fixed settings and path (no space, no pattern), split into words.
       `exec php ${phpSettings('"$ROOT"').join(' ')} $O "$PHPUNIT" "$@" \\`,
-      '  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" "$TEST"',
+      `  --do-not-cache-result --log-junit "$JUNIT" --coverage-clover "$CLOVER" ${COVERAGE_TEXT.join(' ')} "$TEST"`,
     ].join('\n');
     writeInSandbox(ctx, path.join(xrt, 'phpunit.sh'), script + '\n');
     return phase(

@@ -44,3 +44,22 @@ export function parseClover(xml: string, absFile: string): LineHits {
   }
   return hits;
 }
+
+/**
+ * The executable lines of every file in a Clover report and how many of them ran, each (file, line)
+ * once: what PHPUnit's text summary counts as `Lines: 61.90% (39/63)`. Null for a report that does not parse.
+ */
+export function cloverLineTotals(xml: string): { executed: number; executable: number } | null {
+  if (!xml.trim() || XMLValidator.validate(xml) !== true) return null;
+  const all: XmlNode[] = [];
+  files(parser.parse(xml) as XmlNode, all);
+  const lines = new Map<string, boolean>();
+  for (const file of all) {
+    for (const line of elements(file, 'line')) {
+      if (!STATEMENT_TYPES.has(String(line['@_type']))) continue;
+      const key = `${String(file['@_name'] ?? '')}\0${String(line['@_num'])}`;
+      lines.set(key, (lines.get(key) ?? false) || Number(line['@_count']) > 0);
+    }
+  }
+  return { executed: [...lines.values()].filter(Boolean).length, executable: lines.size };
+}
