@@ -1,14 +1,14 @@
 import { strict as assert } from 'node:assert';
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { materializeCommit } from '../../src/engine/execute/base-checkout';
 import { changedFunctions } from '../../src/server/changes';
 import { fixture } from '../helpers/paths';
+import { makeLazyFetching, markerText, plantHostileGitConfig, testGit } from '../helpers/hostile-git';
 import { hasTool, skipBecause } from '../helpers/skip';
 
-const git = (dir: string, ...args: string[]): string =>
-  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.org', '-C', dir, ...args], { encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+const git = testGit;
 
 const FILTERS = { minLines: 20, maxLines: 50 };
 
@@ -79,5 +79,34 @@ describe('changed functions for the editor (tests for my changes)', function () 
   it('refuses a ref that is an option or names no commit, before git runs anything with it', async () => {
     await assert.rejects(changedFunctions(repo, '--output=/tmp/x', FILTERS), /not a git ref/);
     await assert.rejects(changedFunctions(repo, 'no-such-branch', FILTERS), /names no commit here/);
+  });
+
+  it("attack: the repository's own git configuration and attributes start no program on the host, and the changed functions are still right", async () => {
+    const marker = path.join(outside, 'ran');
+    plantHostileGitConfig(repo, marker);
+    const file = path.join(repo, 'item.go');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines.splice(lines.findIndex((l) => l.includes('return "expired"')), 0, '\t\t// checked');
+    fs.writeFileSync(file, lines.join('\n'));
+    for (const f of fs.readdirSync(repo)) if (f.endsWith('.go')) fs.utimesSync(path.join(repo, f), new Date(), new Date(Date.now() + 5000));
+    const r = await changedFunctions(repo, 'HEAD', FILTERS).catch((e: Error) => e);
+    assert.equal(markerText(marker), '', 'a program named by the repository ran on the host');
+    assert.ok(!(r instanceof Error), String(r));
+    assert.deepEqual(r.functions.map((f) => `${f.relPath}:${f.name}`), ['item.go:Status']);
+  });
+
+  it("attack: a partial clone's missing object is never fetched through the repository's ssh command (tests for my changes, and the regression check's base)", async () => {
+    const marker = path.join(outside, 'ran');
+    const base = git(repo, 'rev-parse', 'HEAD').trim();
+    const blob = git(repo, 'rev-parse', 'HEAD:item.go').trim();
+    fs.appendFileSync(path.join(repo, 'item.go'), '\n// later\n');
+    git(repo, 'commit', '-q', '-a', '-m', 'edit');
+    plantHostileGitConfig(repo, marker);
+    makeLazyFetching(repo, blob);
+    await assert.rejects(changedFunctions(repo, 'HEAD~1', FILTERS), (e: Error) => e.message.length > 0);
+    const at = materializeCommit(repo, base);
+    at.remove();
+    assert.match(at.skipped.find((s) => s.path === 'item.go')?.reason ?? '', /not in the repository's objects/, JSON.stringify(at.skipped));
+    assert.equal(markerText(marker), '', 'the repository\'s ssh command ran on the host');
   });
 });

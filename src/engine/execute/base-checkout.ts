@@ -1,13 +1,14 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { hardenedGit } from '../extract/changed-lines';
+import { openHardenedGit, type HardenedGit } from '../util/hardened-git';
 import { MAX_COPIED_FILE_BYTES } from './copy-repository';
 
 /**
  * A checkout's folder as it was at an earlier commit (`run --regression-check`), written into a fresh
  * temporary folder from git's objects — never `git checkout` or `git worktree`, which would write into
- * the user's repository and run its hooks and filters. git runs hardened (extract/changed-lines.ts).
+ * the user's repository and run its hooks and filters. git runs without the repository's configuration
+ * (util/hardened-git.ts).
  *
  * The tree is attacker-controlled (a crafted tree object may name `..`, `.git` or a path twice, or a
  * link and then a file below it): every name is checked, folders are made one by one as real folders,
@@ -38,9 +39,11 @@ export function materializeCommit(checkout: string, commit: string): BaseCheckou
   const dir = path.join(root, path.basename(path.resolve(checkout)) || 'repository');
   fs.mkdirSync(dir, { mode: 0o755 });
   const remove = (): void => fs.rmSync(root, { recursive: true, force: true });
+  let git: HardenedGit | null = null;
   try {
+    git = openHardenedGit(checkout);
     // Listed relative to the checkout's folder (ls-tree is cwd-relative, restricted to it).
-    const listing = hardenedGit(checkout, ['ls-tree', '-r', '-z', '--end-of-options', commit]).toString('utf8');
+    const listing = git.run(['ls-tree', '-r', '-z', '--end-of-options', commit]).toString('utf8');
     const files: Array<{ rel: string; oid: string; mode: string }> = [];
     const skipped: BaseCheckout['skipped'] = [];
     const seen = new Set<string>();
@@ -57,10 +60,14 @@ export function materializeCommit(checkout: string, commit: string): BaseCheckou
       if (type !== 'blob') skipped.push({ path: rel, reason: 'a submodule' });
       else files.push({ rel, oid, mode });
     }
-    const contents = readBlobs(checkout, files.map((f) => f.oid));
+    const { contents, missing } = readBlobs(git, files.map((f) => f.oid));
     const links: Array<{ rel: string; target: string }> = [];
     for (const f of files) {
       const data = contents.get(f.oid);
+      if (missing.has(f.oid)) {
+        skipped.push({ path: f.rel, reason: 'not in the repository\'s objects (a partial clone: git is never let fetch it)' });
+        continue;
+      }
       if (data === undefined) {
         skipped.push({ path: f.rel, reason: `over the ${MAX_COPIED_FILE_BYTES}-byte limit for copied files` });
         continue;
@@ -89,6 +96,8 @@ export function materializeCommit(checkout: string, commit: string): BaseCheckou
   } catch (e) {
     remove();
     throw e;
+  } finally {
+    git?.close();
   }
 }
 
@@ -105,16 +114,21 @@ function ensureDirs(root: string, rel: string): string | null {
   return at;
 }
 
-/** The blobs' contents by id (`git cat-file --batch`), but for those over the size limit. */
-function readBlobs(checkout: string, oids: string[]): Map<string, Buffer> {
+/** The blobs' contents by id (`git cat-file --batch`), but for those over the size limit, and the ids git does not have. */
+function readBlobs(git: HardenedGit, oids: string[]): { contents: Map<string, Buffer>; missing: Set<string> } {
   const out = new Map<string, Buffer>();
-  if (!oids.length) return out;
+  const missing = new Set<string>();
+  if (!oids.length) return { contents: out, missing };
   const unique = [...new Set(oids)];
   // Sizes first: a blob over the limit is never read into memory.
-  const sizes = hardenedGit(checkout, ['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n').toString('utf8').trim().split('\n');
-  const wanted = sizes.map((l) => l.split(' ')).filter(([, size]) => Number(size) <= MAX_COPIED_FILE_BYTES).map(([oid]) => oid);
-  if (!wanted.length) return out;
-  const batch = hardenedGit(checkout, ['cat-file', '--batch'], wanted.join('\n') + '\n');
+  const sizes = git.run(['cat-file', '--batch-check=%(objectname) %(objectsize)'], unique.join('\n') + '\n').toString('utf8').trim().split('\n');
+  const wanted: string[] = [];
+  for (const [oid, size] of sizes.map((l) => l.split(' '))) {
+    if (size === 'missing') missing.add(oid);
+    else if (Number(size) <= MAX_COPIED_FILE_BYTES) wanted.push(oid);
+  }
+  if (!wanted.length) return { contents: out, missing };
+  const batch = git.run(['cat-file', '--batch'], wanted.join('\n') + '\n');
   let i = 0;
   while (i < batch.length) {
     const nl = batch.indexOf(10, i);
@@ -125,5 +139,5 @@ function readBlobs(checkout: string, oids: string[]): Map<string, Buffer> {
     out.set(oid, batch.subarray(nl + 1, nl + 1 + n));
     i = nl + 1 + n + 1;
   }
-  return out;
+  return { contents: out, missing };
 }

@@ -1,13 +1,13 @@
-import { execFileSync } from 'node:child_process';
+import { openHardenedGit } from '../util/hardened-git';
 
 /**
  * What changed in a checkout since a git ref (`extract --changed-since`): the lines of each file that
  * differ from the ref, in the working tree (committed since, staged or not), and files git does not
  * track yet (all their lines). Functions whose lines it touches are the ones a reviewer wants tests for.
  *
- * The checkout may be anyone's: git runs with nothing of it that starts a program — no external diff
- * or textconv driver, no fsmonitor hook, no system or user configuration — and the ref is resolved to
- * a commit first, so it is never read as an option.
+ * The checkout may be anyone's: git runs without reading its configuration (util/hardened-git.ts), so
+ * nothing of it can start a program, and the ref is resolved to a commit first, so it is never read as
+ * an option.
  */
 export interface ChangedLines {
   /** The ref as given, and the commit it names. */
@@ -22,43 +22,25 @@ export class ChangedSinceError extends Error {}
 /** A whole file (untracked, or new since the ref). */
 const WHOLE: [number, number] = [1, Number.MAX_SAFE_INTEGER];
 
-function git(dir: string, args: string[]): string {
-  return hardenedGit(dir, args).toString('utf8');
-}
-
-/**
- * git in a checkout that may be anyone's (see the header): no program of its configuration starts.
- * `input` goes to its standard input (`cat-file --batch`); the output is returned as bytes.
- */
-export function hardenedGit(dir: string, args: string[], input?: string): Buffer {
-  try {
-    return execFileSync('git', ['-c', 'core.fsmonitor=false', '-c', 'core.quotePath=false', '-C', dir, ...args], {
-      maxBuffer: 1024 * 1024 * 1024,
-      ...(input !== undefined ? { input } : {}),
-      stdio: [input !== undefined ? 'pipe' : 'ignore', 'pipe', 'pipe'],
-      env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_TERMINAL_PROMPT: '0', GIT_EXTERNAL_DIFF: '' },
-    });
-  } catch (e) {
-    const err = e as { stderr?: string; code?: string; status?: number | null };
-    if (err.code === 'ENOENT') throw new ChangedSinceError('git is not installed (needed for --changed-since)');
-    const said = String(err.stderr ?? '').trim().split('\n').filter(Boolean).slice(-2).join(' / ');
-    throw new ChangedSinceError(said || `git ${args[0]} exited ${err.status ?? 'abnormally'}`);
-  }
-}
-
 /** The lines changed in `dir` since `ref` (see the header). */
 export function changedLinesSince(dir: string, ref: string): ChangedLines {
   if (!ref || ref.startsWith('-') || /[\0\n]/.test(ref)) throw new ChangedSinceError(`--changed-since ${JSON.stringify(ref)}: not a git ref (a branch, tag or commit, e.g. main or HEAD~3)`);
-  let commit: string;
+  const git = openHardenedGit(dir);
   try {
-    commit = git(dir, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]).trim();
-  } catch (e) {
-    throw new ChangedSinceError(`${dir}: --changed-since ${ref} names no commit here (${(e as Error).message || 'unknown ref'}); give a branch, tag or commit of this repository`);
+    const run = (args: string[]): string => git.run(args).toString('utf8');
+    let commit: string;
+    try {
+      commit = run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]).trim();
+    } catch (e) {
+      throw new ChangedSinceError(`${dir}: --changed-since ${ref} names no commit here (${(e as Error).message || 'unknown ref'}); give a branch, tag or commit of this repository`);
+    }
+    if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new ChangedSinceError(`${dir}: --changed-since ${ref} names no commit here`);
+    const files = parseUnifiedZero(run(['diff', '--relative', '--no-ext-diff', '--no-textconv', '--no-color', '--no-renames', '--unified=0', commit, '--']));
+    for (const rel of run(['ls-files', '--others', '--exclude-standard', '-z']).split('\0')) if (rel) files.set(rel, [WHOLE]);
+    return { ref, commit, files };
+  } finally {
+    git.close();
   }
-  if (!/^[0-9a-f]{40,64}$/.test(commit)) throw new ChangedSinceError(`${dir}: --changed-since ${ref} names no commit here`);
-  const files = parseUnifiedZero(git(dir, ['diff', '--relative', '--no-ext-diff', '--no-textconv', '--no-color', '--no-renames', '--unified=0', commit, '--']));
-  for (const rel of git(dir, ['ls-files', '--others', '--exclude-standard', '-z']).split('\0')) if (rel) files.set(rel, [WHOLE]);
-  return { ref, commit, files };
 }
 
 /**

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { LoadedTask } from './load';
+import { checkoutHead } from './repository';
 import { focalFileIn, repositoryFolderOf } from './task-path';
 
 /**
@@ -117,7 +117,7 @@ export function checkTasks(tasks: readonly LoadedTask[], manifest: ManifestFile 
     const pinned = manifest?.manifest.repositories[name]?.commit;
     if (pinned && !headChecked.has(checkout)) {
       headChecked.add(checkout);
-      const head = gitHead(checkout);
+      const head = checkoutHead(checkout);
       if (head && !head.startsWith(pinned) && !pinned.startsWith(head)) out.warnings.push(`${name}: checkout is at ${head.slice(0, 12)}, the manifest pins ${pinned.slice(0, 12)}`);
     }
     const file = focalFileIn(checkout, task.task.file_path);
@@ -126,12 +126,4 @@ export function checkTasks(tasks: readonly LoadedTask[], manifest: ManifestFile 
     else out.usable.push({ task, checkout });
   }
   return out;
-}
-
-function gitHead(dir: string): string | null {
-  try {
-    return execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-  } catch {
-    return null;
-  }
 }
