@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { executorKindList, isExecutorKind, type ExecutorKind } from '../engine/execute/create-executor';
 import type { Executor } from '../engine/execute/types';
 import { ScoringRunFolder } from '../engine/task/scoring-run-folder';
@@ -9,6 +8,7 @@ import type { ToolServices } from '../engine/tools';
 import { Workspace } from '../engine/tools/workspace';
 import { forTerminal } from '../engine/util/terminal';
 import { createMcpServer, type InFlight } from '../mcp/server';
+import { LimitedStdioTransport } from '../mcp/stdio-transport';
 import { version } from '../../package.json';
 import { createExecutor } from './executors';
 import { generationSettings, type GenerationCliOptions } from './generation-options';
@@ -22,6 +22,8 @@ export interface McpCommandOptions extends GenerationCliOptions {
   minLines: number;
   maxLines: number;
   concurrency: number;
+  /** The most MiB one JSON-RPC message may have; a larger one is refused with an error, and the server goes on. */
+  maxMessageMb: number;
 }
 
 /** Where a workspace's scorings and benchmark runs go by default: per workspace, outside it (`$XDG_STATE_HOME/xrepotest/mcp/<name>-<hash>`). */
@@ -83,21 +85,31 @@ export async function runMcpServer(opts: McpCommandOptions): Promise<number> {
   const server = createMcpServer(services, version, inFlight);
   log(`serving ${services.workspace.root} over stdio (executor ${opts.executor}, provider ${services.generation.provider}; scorings and runs in ${path.dirname(services.benchRuns)})`);
   let stopping: Promise<void> | undefined;
-  const stop = (why: string): Promise<void> =>
-    (stopping ??= (async () => {
-      log(`stopping: ${why}`);
+  const stop = (why: string): Promise<void> => {
+    if (stopping) return stopping;
+    log(`stopping: ${why}`);
+    // Started a tick later: closing the server closes the transport, whose onclose calls stop again, and `stopping` must already be set.
+    stopping = Promise.resolve().then(async () => {
       // Closing the transport aborts every call in flight; each then unwinds (sandboxes removed, processes killed).
       await server.close().catch(() => undefined);
       await Promise.race([Promise.allSettled([...inFlight]), new Promise((r) => setTimeout(r, 30_000).unref())]);
       services.scorings.close();
       await executor.close();
-    })());
+    });
+    return stopping;
+  };
+  // What the transport refuses (a message over the limit, a line that is not JSON-RPC) is answered to the client and said here.
+  server.onerror = (e) => log(`protocol: ${e.message}`);
   const stopped = new Promise<void>((resolve) => {
-    process.stdin.once('end', () => void stop('the client closed the connection').then(resolve));
-    process.once('SIGTERM', () => void stop('SIGTERM').then(resolve));
-    process.once('SIGINT', () => void stop('SIGINT').then(resolve));
+    const stopOn = (why: string) => (): void => void stop(why).then(resolve);
+    process.stdin.once('end', stopOn('the client closed the connection'));
+    process.once('SIGTERM', stopOn('SIGTERM'));
+    process.once('SIGINT', stopOn('SIGINT'));
+    // However the connection ends, the process says so and shuts down, rather than draining its event loop in silence.
+    server.onclose = stopOn('the connection closed');
   });
-  await server.connect(new StdioServerTransport());
+  const maxMessageBytes = opts.maxMessageMb * 1024 * 1024;
+  await server.connect(new LimitedStdioTransport({ maxMessageBytes, limitHint: `--max-message-mb ${opts.maxMessageMb}` }));
   await stopped;
   return 0;
 }

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -29,6 +29,29 @@ import { hasTool, skipBecause } from '../helpers/skip';
 
 /** Not shaped like any provider's key, so only the environment's secret-looking names can tell it is one. */
 const KEY = 'xrt-mcp-test-secret-6f1d2c9a';
+/**
+ * Secrets only the workspace holds (not in the server's environment, not shaped like a token): a
+ * database URL under a name that says nothing of secrets, and one in a nested .env file.
+ */
+const DB_URL = 'postgres://app:Vq8sLw2Nx7Rk4Tz@db.internal:5432/inventory';
+const SALT = 'nested-local-Hp3Jd9Qm5Wc2';
+
+/**
+ * Whether `text` holds `secret` in any simple encoding: plain or reversed, or within any run of
+ * base64 (standard or URL-safe, decoded from each of the four character offsets, so at any byte
+ * alignment) or hex (either nibble offset). The secret's middle is looked for: an encoding's
+ * boundary characters may carry a bit of its first and last bytes.
+ */
+function leaks(text: string, secret: string): string | null {
+  const middle = secret.slice(2, -2);
+  const reversed = [...middle].reverse().join('');
+  if (text.includes(middle)) return 'plain';
+  if (text.includes(reversed)) return 'reversed';
+  for (const run of text.match(/[A-Za-z0-9+/_-]{12,}/g) ?? [])
+    for (let k = 0; k < 4; k++) if (Buffer.from(run.slice(k).replace(/-/g, '+').replace(/_/g, '/'), 'base64').toString('latin1').includes(middle)) return `base64 ${run}`;
+  for (const run of text.match(/[0-9a-fA-F]{12,}/g) ?? []) for (let k = 0; k < 2; k++) if (Buffer.from(run.slice(k), 'hex').toString('latin1').includes(middle)) return `hex ${run}`;
+  return null;
+}
 const GO_ENV = { GOFLAGS: '-mod=mod', GOPROXY: 'off', GOTOOLCHAIN: 'local' };
 
 interface Connected {
@@ -102,7 +125,9 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
     ws = path.join(top, 'inventory-go');
     fs.cpSync(fixture('inventory-go'), ws, { recursive: true });
     // A repository may hold a secret; the sandbox copy holds it too, so a test can print it.
-    fs.writeFileSync(path.join(ws, '.env'), `OPENAI_API_KEY=${KEY}\n`);
+    fs.writeFileSync(path.join(ws, '.env'), `OPENAI_API_KEY=${KEY}\nDATABASE_URL="${DB_URL}"\n`);
+    fs.mkdirSync(path.join(ws, 'config'));
+    fs.writeFileSync(path.join(ws, 'config', '.env.local'), `# local overrides\nexport SIGNING_SALT=${SALT}\n`);
     outside = path.join(top, 'outside');
     fs.mkdirSync(outside);
     fs.writeFileSync(path.join(outside, 'secret.go'), 'package secret\n\n// Leak is outside the workspace.\nfunc Leak() int {\n\treturn 1\n}\n');
@@ -202,6 +227,46 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
     assert.match(s.runnerMessage ?? '', /env: OPENAI_API_KEY=«redacted»/, 'the test did read the file: the message says where the key was');
     assert.ok(!JSON.stringify(r).includes(KEY), 'the key is in no part of the result');
     assert.ok(!fs.readFileSync(path.join(runs, 'scorings', 'results.jsonl'), 'utf8').includes(KEY), 'nor in the kept records');
+  });
+
+  it('returns none of the workspace\'s .env values, printed plain, base64, hex or reversed by a test, nor keeps them', async () => {
+    const leak = `package inventory
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"os"
+	"testing"
+)
+
+func TestLeakEncoded(t *testing.T) {
+	env, _ := os.ReadFile(".env")
+	local, _ := os.ReadFile("config/.env.local")
+	all := append(append([]byte{}, env...), local...)
+	rev := []rune(string(all))
+	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
+		rev[i], rev[j] = rev[j], rev[i]
+	}
+	if (Item{Quantity: 1}).Status(0) != "" {
+		t.Errorf("plain: %s", all)
+		t.Errorf("b64: %s", base64.StdEncoding.EncodeToString(all))
+		t.Errorf("b64url: %s", base64.URLEncoding.EncodeToString(local[3:]))
+		t.Errorf("hex: %s", hex.EncodeToString(all))
+		t.Errorf("HEX: %X", local)
+		t.Errorf("rev: %s", string(rev))
+	}
+}
+`;
+    const r = await call('score_test', { file: 'item.go', function: 'Status', testCode: leak });
+    assert.ok(!r.isError, textOf(r));
+    const s = r.structuredContent as unknown as ToolScore;
+    assert.equal(s.passed, false);
+    const returned = JSON.stringify(r);
+    for (const printed of ['plain: ', 'b64: ', 'b64url: ', 'hex: ', 'HEX: ', 'rev:']) assert.ok(returned.includes(printed), `the test printed ${printed}: ${s.runnerMessage}`);
+    assert.match(returned, /DATABASE_URL=\\"«redacted»\\"/, 'the file was read: the message says where the value was');
+    for (const secret of [KEY, DB_URL, SALT]) assert.equal(leaks(returned, secret), null, `${secret} comes back in ${returned}`);
+    const kept = fs.readFileSync(path.join(runs, 'scorings', 'results.jsonl'), 'utf8');
+    for (const secret of [KEY, DB_URL, SALT]) assert.equal(leaks(kept, secret), null, `${secret} is kept`);
   });
 
   it('ran nothing in the workspace: its files are as they were', () => {
@@ -337,5 +402,116 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
     const r = spawnSync(process.execPath, [CLI, 'mcp', '--workspace', ws, '--runs-dir', path.join(ws, 'runs')], { encoding: 'utf8', input: '' });
     assert.equal(r.status, 1);
     assert.match(r.stderr, /--runs-dir .* is inside the workspace .*: keep scorings and benchmark runs outside it/);
+  });
+});
+
+/**
+ * The server's own process spoken to over raw stdio: JSON-RPC messages one a line, as the MCP stdio
+ * transport defines them, so a message can be as large (or as broken) as an attacker makes it.
+ */
+class RawMcpProcess {
+  private readonly child;
+  private readonly answers = new Map<number | string | null, Record<string, unknown>>();
+  private readonly waiters = new Map<number | string | null, () => void>();
+  readonly exited: Promise<number | null>;
+  stderr = '';
+
+  constructor(args: string[]) {
+    this.child = spawn(process.execPath, [CLI, 'mcp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stderr.on('data', (c: Buffer) => (this.stderr += c.toString('utf8')));
+    let pending = '';
+    this.child.stdout.on('data', (c: Buffer) => {
+      pending += c.toString('utf8');
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+        const message = JSON.parse(pending.slice(0, nl)) as Record<string, unknown>;
+        pending = pending.slice(nl + 1);
+        const id = message.id as number | string | null | undefined;
+        if (id === undefined) continue;
+        this.answers.set(id, message);
+        this.waiters.get(id)?.();
+      }
+    });
+    this.exited = new Promise((resolve) => this.child.on('exit', (code) => resolve(code)));
+    // A write to a process that already left must not crash the test: the assertion says what happened.
+    this.child.stdin.on('error', () => undefined);
+  }
+
+  send(line: string): void {
+    this.child.stdin.write(line + '\n');
+  }
+
+  /** The answer to request `id`, or a failure saying the server left without one. */
+  async answer(id: number | string | null): Promise<Record<string, unknown>> {
+    const got = new Promise<void>((resolve) => (this.answers.has(id) ? resolve() : this.waiters.set(id, resolve)));
+    const left = this.exited.then((code) => {
+      throw new Error(`the server exited with status ${code} without answering request ${id}; its standard error:\n${this.stderr}`);
+    });
+    await Promise.race([got, left]);
+    return this.answers.get(id)!;
+  }
+
+  async initialize(): Promise<void> {
+    this.send(JSON.stringify({ jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }));
+    assert.ok((await this.answer('init')).result, 'initialized');
+    this.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+  }
+
+  async close(): Promise<number | null> {
+    this.child.stdin.end();
+    return this.exited;
+  }
+}
+
+describe('xrepotest mcp: a message too large for the server', function () {
+  this.timeout(120_000);
+  let top = '';
+  let server: RawMcpProcess | undefined;
+  beforeEach(() => {
+    top = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-mcp-large-'));
+    fs.mkdirSync(path.join(top, 'ws'));
+  });
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    fs.rmSync(top, { recursive: true, force: true });
+  });
+  const start = (extra: string[] = []): RawMcpProcess => new RawMcpProcess(['--workspace', path.join(top, 'ws'), '--runs-dir', path.join(top, 'runs'), '--executor', 'local', ...extra]);
+  const toolsList = async (s: RawMcpProcess, id: number): Promise<void> => {
+    s.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
+    const listed = (await s.answer(id)).result as { tools: unknown[] };
+    assert.equal(listed.tools.length, 5, 'the next request on the same connection is answered');
+  };
+
+  it('refuses a 40 MB call with a JSON-RPC error naming the limit, answers the next request, and exits 0 only when the client leaves', async () => {
+    server = start();
+    await server.initialize();
+    // The SDK's client puts the id after the params, so the id is at the very end of 40 MB.
+    const huge = `{"method":"tools/call","params":{"name":"score_test","arguments":{"file":"a.go","function":"F","testCode":"${'x'.repeat(40 * 1024 * 1024)}"}},"jsonrpc":"2.0","id":2}`;
+    server.send(huge);
+    const refused = await server.answer(2);
+    const error = refused.error as { code: number; message: string };
+    assert.equal(error.code, -32600, JSON.stringify(refused));
+    assert.match(error.message, /^message of 41943\d\d\d bytes is over the limit of 10485760 bytes \(--max-message-mb 10\); nothing of it was read/);
+    await toolsList(server, 3);
+    assert.match(server.stderr, /refused a message of 41943\d\d\d bytes/, 'the refusal is in the log');
+    assert.equal(await server.close(), 0);
+  });
+
+  it('takes its limit from --max-message-mb, finds the id at a message\'s start, and answers a broken line with a parse error', async () => {
+    server = start(['--max-message-mb', '1']);
+    await server.initialize();
+    server.send(`{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"focal_functions","arguments":{"file":"${'y'.repeat(3 * 1024 * 1024)}"}}}`);
+    const refused = (await server.answer('big')).error as { code: number; message: string } | undefined;
+    assert.match(refused?.message ?? 'no error', /over the limit of 1048576 bytes \(--max-message-mb 1\)/);
+    // A line that is not JSON gets the parse error JSON-RPC prescribes (its id unknown: null).
+    server.send('{"jsonrpc":"2.0","id":7,"method":');
+    const parseError = (await server.answer(null)).error as { code: number; message: string } | undefined;
+    assert.equal(parseError?.code, -32700, JSON.stringify(parseError));
+    // Under the limit, a whole call goes through as before.
+    server.send(JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'focal_functions', arguments: { file: 'z'.repeat(512 * 1024) } } }));
+    const small = (await server.answer(5)).result as CallToolResult;
+    assert.equal(small.isError, true);
+    assert.match(textOf(small), /^arguments\.file: must NOT have more than 4096 characters/, 'read whole and answered by the tool');
+    await toolsList(server, 6);
   });
 });

@@ -5,7 +5,7 @@
  * against the tool's schema, errors sorted into what the agent should do, and no secret in anything
  * that goes back.
  */
-import { redact } from '../util/redact';
+import { redact, registerSecret } from '../util/redact';
 import { checkAgainstSchema, SchemaMismatchError } from '../util/schema-check';
 import { COVERAGE } from './coverage';
 import type { ToolDefinition, ToolId } from './definition';
@@ -15,6 +15,7 @@ import { GENERATE_TESTS } from './generate-tests';
 import { RUN_BENCHMARK } from './run-benchmark';
 import { SCORE_TEST } from './score-test';
 import type { ToolCall, ToolServices } from './services';
+import { DEFAULT_SECRET_SCAN, workspaceSecrets } from './workspace-secrets';
 
 export type { ToolDefinition, ToolId, ToolNamer } from './definition';
 export { TOOL_IDS } from './definition';
@@ -58,12 +59,25 @@ function redactDeep(value: unknown): unknown {
 }
 
 /**
+ * The values of the workspace's secret files, registered for redaction as the call starts: the
+ * sandbox copy holds those files, so a test can print them, and a result kept earlier may hold a
+ * value added since. Registered for the whole process, so the records a run keeps are redacted too.
+ */
+function registerWorkspaceSecrets(services: ToolServices): void {
+  const found = workspaceSecrets(services.workspace.root);
+  for (const value of found.values) registerSecret(value);
+  if (found.incomplete) services.log(`the workspace has too many entries to look through for secret files on every call; files past the first ${DEFAULT_SECRET_SCAN.maxEntries} entries are not redacted (${found.files.length} secret files found before)`);
+}
+
+/**
  * Runs one tool for an agent. The arguments are checked first (nothing runs on a malformed call);
  * what goes back — the value, its words, any error — is redacted of known secrets (configured keys,
- * the environment's secret-looking values, anything shaped like a token), since a test's output can
- * carry what the machine holds, and a provider's error can echo a request.
+ * the environment's secret-looking values, the values of the workspace's secret files, each in its
+ * simple encodings too, and anything shaped like a token), since a test's output can carry what the
+ * machine holds, and a provider's error can echo a request.
  */
 export async function callTool(services: ToolServices, tool: AnyTool, args: unknown, call: ToolCall): Promise<ToolOutcome> {
+  registerWorkspaceSecrets(services);
   let checked: unknown;
   try {
     checked = checkAgainstSchema(tool.inputSchema, args ?? {}, 'arguments');

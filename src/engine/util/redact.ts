@@ -26,6 +26,11 @@ const SECRET_NAME = /(?:^|_)(?:KEY|KEYS|PASS|PASSWD|PWD)(?:_|$)|TOKEN|SECRET|PAS
 /** Names that look secret but hold paths or switches, whose values appear in ordinary output. */
 const NOT_SECRET_NAME = /^(?:PWD|OLDPWD|SSH_AUTH_SOCK|GPG_AGENT_INFO|XDG_SESSION_.*|DBUS_SESSION_BUS_ADDRESS|SESSION_MANAGER|.*_(?:FILE|PATH|DIR|HOME|SOCK))$/i;
 
+/** Whether a variable of this name holds a path or a switch rather than a secret (its value is ordinary text). */
+export function holdsPathOrSwitch(name: string): boolean {
+  return NOT_SECRET_NAME.test(name);
+}
+
 /** Values of the environment's secret-looking variables (the values, never the names). */
 export function environmentSecrets(env: NodeJS.ProcessEnv = process.env): string[] {
   const out: string[] = [];
@@ -54,20 +59,65 @@ const TOKEN_SHAPES: RegExp[] = [
 const BEARER = /\b(Bearer)\s+[A-Za-z0-9._~+/-]{8,}=*/gi;
 const CREDENTIAL_HEADER = /\b(x-api-key|api-key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',}]{8,}/gi;
 
-function replaceAll(text: string, secret: string): string {
-  return text.includes(secret) ? text.split(secret).join(REDACTED) : text;
+function escapeRegExp(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+/** Between two characters of an encoding: the line break of a wrapped dump (`base64 -w 76`, `xxd -p`). */
+const WRAP = '(?:\\r?\\n)?';
+
+/**
+ * The characters of base64(k bytes, then the secret) that depend on the secret's bytes alone, so
+ * they appear in any base64 text that holds the secret k bytes past a 3-byte boundary, whatever
+ * comes before or after it. Character i carries bits [6i, 6i+6); the secret has [8k, 8k+8n).
+ */
+function base64Core(bytes: Buffer, k: number): string {
+  const encoded = Buffer.concat([Buffer.alloc(k), bytes]).toString('base64');
+  return encoded.slice(Math.ceil((8 * k) / 6), Math.floor((8 * (k + bytes.length)) / 6));
 }
 
 /**
- * `text` with every known secret replaced by «redacted»: the registered keys, `extraSecrets`, the
- * values of secret-looking environment variables, and anything shaped like a token. Idempotent.
+ * What a secret is recognised as, as regular-expression sources: as it is, reversed, JSON-escaped
+ * (Go's `\u003c` for `<>&` too), URL-encoded; hex in either case; base64 at each of the three byte
+ * alignments, standard or URL-safe; the encodings also wrapped over lines. A test reads a file as
+ * easily as it encodes it, so the plain value alone would be a promise kept only against the
+ * careless. An encoded secret loses its whole core: at most a few bits of its first and last bytes
+ * stay next to «redacted».
+ */
+export function secretForms(secret: string): string[] {
+  const json = JSON.stringify(secret).slice(1, -1);
+  const literal = new Set([secret, [...secret].reverse().join(''), json, json.replace(/[<>&]/g, (c) => `\\u00${c.charCodeAt(0).toString(16)}`), encodeURIComponent(secret)]);
+  const bytes = Buffer.from(secret, 'utf8');
+  const hex = [...bytes.toString('hex')].map((c) => (c >= 'a' ? `[${c}${c.toUpperCase()}]` : c)).join(WRAP);
+  const base64 = [0, 1, 2].map((k) => [...base64Core(bytes, k)].map((c) => (c === '+' ? '[+-]' : c === '/' ? '[/_]' : c)).join(WRAP));
+  return [...[...literal].map(escapeRegExp), hex, ...base64];
+}
+
+/** One expression per secret, kept: redact runs on every string a tool returns. */
+const formsCache = new Map<string, RegExp>();
+
+function formsOf(secret: string): RegExp {
+  let re = formsCache.get(secret);
+  if (!re) {
+    if (formsCache.size >= 1000) formsCache.clear(); // secrets are few; this bounds a process that is handed many
+    re = new RegExp(secretForms(secret).join('|'), 'g');
+    formsCache.set(secret, re);
+  }
+  return re;
+}
+
+/**
+ * `text` with every known secret replaced by «redacted»: the registered keys (and a workspace's
+ * secret files, registered by the agents' tools), `extraSecrets`, the values of secret-looking
+ * environment variables, each also in its simple encodings (`secretForms`); and anything shaped like
+ * a token, as it is. Idempotent.
  */
 export function redact(text: string, extraSecrets: readonly (string | undefined | null)[] = []): string {
   if (!text) return text;
   // Longest first, so a secret that contains another is replaced whole.
   const literal = [...registered, ...environmentSecrets(), ...extraSecrets.filter((s): s is string => !!s && s.length >= MIN_SECRET_CHARS)].sort((a, b) => b.length - a.length);
   let out = text;
-  for (const s of literal) out = replaceAll(out, s);
+  for (const s of literal) out = out.replace(formsOf(s), REDACTED);
   for (const shape of TOKEN_SHAPES) out = out.replace(shape, REDACTED);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
   out = out.replace(CREDENTIAL_HEADER, `$1$2${REDACTED}`);
