@@ -121,6 +121,66 @@ func TestMain(m *testing.M) {
 }
 `;
 
+// PHP (issue 31): an honest, passing test of slugify whose helper object, kept alive in a static
+// property, rewrites the Clover file from its destructor at shutdown (after PHPUnit wrote it), every
+// line marked as run. Every telling name is built at run time: no sign in the code.
+const PHP_DESTRUCT = `<?php
+
+declare(strict_types=1);
+
+namespace Textkit\\Tests;
+
+use PHPUnit\\Framework\\TestCase;
+use Textkit\\Slugger;
+
+final class SluggerTest extends TestCase
+{
+    public function testSlugifyShort(): void
+    {
+        Keeper::$kept = new Keeper();
+        $this->assertSame('a', (new Slugger())->slugify('a'));
+    }
+}
+
+final class Keeper
+{
+    public static ?Keeper $kept = null;
+
+    public function __destruct()
+    {
+        $args = $_SERVER['arg' . 'v'];
+        $flag = '--' . 'cove' . 'rage-' . 'clo' . 'ver';
+        $i = array_search($flag, $args, true);
+        if ($i === false) {
+            return;
+        }
+        $file = $args[$i + 1];
+        $xml = (string) file_get_contents($file);
+        file_put_contents($file, str_replace('count="0"', 'count="1"', $xml));
+    }
+}
+`;
+
+// Ruby (issue 31): an honest, passing spec of search (an empty query) that registers a finalizer on
+// an object kept to the end; finalizers run after every at_exit, so it rewrites the engine's
+// coverage file after the engine wrote it, every line of the file marked as run. Every telling name
+// is built at run time: no sign in the code.
+const RUBY_FINALIZER = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing for an empty query' do
+    expect(Bookshelf::Catalog.new([]).search('').size).to eq(0)
+  end
+end
+
+$kept = Object.new
+ObjectSpace.public_send(('define_' + 'finalizer').to_sym, $kept, proc do
+  require 'json'
+  out = ENV.fetch(%w[XRT COVERAGE OUT].join('_'))
+  data = JSON.parse(File.read(out))
+  data.each_value { |v| v['lines'] = v['lines'].map { |n| n.nil? ? nil : 1 } }
+  File.write(out, JSON.generate(data))
+end)
+`;
+
 // Rust: a failing test writes libtest's lines for a pass straight to stdout (not captured), and
 // exits the harness with 0 before the failure is reported.
 const RUST_FAKE_PASS = `#[cfg(test)]
@@ -310,6 +370,16 @@ describe('hostile tests that forge their own score (local executor)', function (
   it('Go: a passing test whose TestMain marks every block of the cover profile as run after m.Run (names built at run time)', async function () {
     const e = await attack(this, 'go', GO_PROFILE_AFTER_RUN);
     assert.match(e.score.reason!, /coverage/);
+  });
+
+  it('PHP: a passing test whose object kept in a static property rewrites clover.xml from its destructor (names built at run time)', async function () {
+    const e = await attack(this, 'php', PHP_DESTRUCT);
+    assert.match(e.score.reason!, /the Clover file says \d+ of \d+ lines ran, but PHPUnit printed/);
+  });
+
+  it('Ruby: a passing spec whose finalizer rewrites the coverage file after every at_exit (names built at run time)', async function () {
+    const e = await attack(this, 'ruby', RUBY_FINALIZER);
+    assert.match(e.score.reason!, /coverage file/);
   });
 
   it("Rust: a failing test prints libtest's 'test result: ok' and calls process::exit(0)", async function () {

@@ -22,12 +22,19 @@
  *
  * Only the first Ruby process measures (`bundle exec` may exec rspec under the same pid); Ruby
  * programs the specs start do not overwrite the report. Written on exit, keeping the exit status.
+ *
+ * With the file, its SHA-256 goes to the phase's output (`xrepotest-coverage-sha256: …`, on a copy of
+ * stderr taken before any spec loads): a finalizer or another at_exit that runs after ours can rewrite
+ * the file, but not the line already in the engine's pipe (ruby/tampering.ts, issue 31).
  */
+export const COVERAGE_SUM = /^xrepotest-coverage-sha256: ([0-9a-f]{64})$/gm;
+
 export const COVERAGE_START = `# xrepotest: example-phase line coverage (written by the engine, not part of the project).
 if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == Process.pid.to_s
   require 'coverage'
   Coverage.start(lines: true)
   lambda do
+    said = STDERR.dup
     hits = {}
     stack = []
     test_file = File.expand_path(ENV.fetch('XRT_TEST_FILE', ''))
@@ -100,7 +107,15 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
         nil
       end
       require 'json'
-      File.write(ENV.fetch('XRT_COVERAGE_OUT'), JSON.generate(hits.transform_values { |v| { 'lines' => v } }))
+      require 'digest'
+      json = JSON.generate(hits.transform_values { |v| { 'lines' => v } })
+      File.write(ENV.fetch('XRT_COVERAGE_OUT'), json)
+      begin
+        said.write("\nxrepotest-coverage-sha256: #{Digest::SHA256.hexdigest(json)}\n")
+        said.flush
+      rescue StandardError
+        nil
+      end
       exit(status) if status
     end
   end.call

@@ -1,5 +1,7 @@
 import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
+import { createHash } from 'node:crypto';
 import { stripVTControlCharacters as stripAnsi } from 'node:util';
+import { COVERAGE_SUM } from './example-phase-coverage';
 
 /**
  * RSpec writes its JSON report, and our Coverage hook its coverage file, from inside the test's own
@@ -26,6 +28,29 @@ function summaryDisagrees(raw: string, report: { ran: number; failed: number; er
 /** Ways a spec can make examples the text does not show one by one: then no count can be told. */
 const GENERATED_EXAMPLES = /\.(each|times|map|upto|downto|step|each_with_index|each_with_object|each_slice|flat_map|zip)\b|\b(loop|while|until|for|it_behaves_like|it_should_behave_like|include_examples|include_context|shared_examples|shared_examples_for|define_method|send|public_send|instance_eval|class_eval|module_eval|eval)\b/;
 const EXAMPLE_CALL = /(?<![\w.:@$])(it|specify|example|scenario|its|xit|fit|xspecify|fspecify|xexample|fexample|focus)\b(?![?!:])/g;
+
+/**
+ * The coverage file read after Ruby exited, against the SHA-256 our at_exit printed when it wrote it
+ * (example-phase-coverage.ts). A finalizer, or an at_exit registered before ours (they run last in,
+ * first out), runs after it: it can rewrite the file, not the printed line. Every printed sum must be
+ * the file's, and a file needs one (unless the output was cut). Residual: a spec that skips every
+ * at_exit (exit! by any name) and writes the file, the RSpec report and a matching line itself, or
+ * rewrites our counts in memory (ObjectSpace, binding: signs when named) (docs/execution.md).
+ */
+function coverageFileDisagrees(raw: string, readReport: (name: string) => string | null, truncated: boolean): Finding | null {
+  const file = readReport('coverage.json');
+  if (file === null) return null;
+  const sum = createHash('sha256').update(file, 'utf8').digest('hex');
+  const printed = [...stripAnsi(raw).matchAll(COVERAGE_SUM)].map((m) => m[1]);
+  const other = printed.find((p) => p !== sum);
+  if (other) {
+    return { rule: 'ruby-coverage-rewritten', says: 'the coverage file is not the one the engine\'s coverage wrote when the specs ended (its SHA-256 differs from the one printed then): it was rewritten after', evidence: `sha256 ${other.slice(0, 16)}… printed, ${sum.slice(0, 16)}… read` };
+  }
+  if (!printed.length && !truncated) {
+    return { rule: 'ruby-coverage-rewritten', says: 'a coverage file is there, but the engine\'s coverage never printed its sum: it was not written by the run\'s own exit' };
+  }
+  return null;
+}
 
 export const rubyTamperingRules: LanguageTamperingRules = {
   signs: [
@@ -69,4 +94,6 @@ export const rubyTamperingRules: LanguageTamperingRules = {
   },
 
   outputDisagrees: summaryDisagrees,
+
+  reportsDisagree: coverageFileDisagrees,
 };
