@@ -4,11 +4,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
+import { DockerExecutor } from '../../src/engine/execute/docker';
 import { LocalExecutor } from '../../src/engine/execute/local';
 import type { LanguageId } from '../../src/engine/parse/grammars';
 import { detectTampering, readFocalAfterTest } from '../../src/engine/score/tampering';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask, treeDigest } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
+import { engineForTests, languageImageForTests, stopTestEngine } from '../helpers/engine';
 import { hasTool, skipBecause } from '../helpers/skip';
 import { input, rules } from '../helpers/tampering-input';
 
@@ -431,6 +433,35 @@ describe('hostile tests that forge their own score (local executor)', function (
     assert.equal(e.score.passed, false);
     assert.match(e.score.reason ?? '', /Read-only file system|tampered/);
   });
+});
+
+describe('hostile tests that rewrite the coverage file after the runner wrote it (docker executor)', function () {
+  // Issue 31: the same three attacks in the language images (Go 1.24's test2json and testing package,
+  // PHPUnit 11.5, the image's Ruby and RSpec), where the file is written inside a container.
+  this.timeout(900_000);
+  let docker: DockerExecutor | undefined;
+  after(async () => {
+    await docker?.close();
+    await stopTestEngine();
+  });
+  const cases: Array<[LanguageId, string, RegExp]> = [
+    ['go', GO_PROFILE_AFTER_RUN, /the cover profile says .* but the testing package printed/],
+    ['php', PHP_DESTRUCT, /the Clover file says \d+ of \d+ lines ran, but PHPUnit printed/],
+    ['ruby', RUBY_FINALIZER, /coverage file/],
+  ];
+  for (const [language, code, says] of cases) {
+    it(`${language}: scored as tampering, not as the pass with every line covered it claims`, async function () {
+      const engine = await engineForTests(this);
+      const image = await languageImageForTests(this, language);
+      docker ??= await DockerExecutor.create({ engine });
+      const e = await evaluateTest(await fixtureTask(language), language, code, { executor: docker, repoDir: fixture(FIXTURE_OF[language]), image, timeouts: { testMs: 120_000 } });
+      const why = `\n${e.phases.map((p) => `$ ${p.argv.join(' ')} -> ${p.exitCode}\n${p.output.slice(-1500)}`).join('\n')}\nscore: ${JSON.stringify(e.score)}`;
+      assert.equal(e.score.compiled, true, 'the attack compiles' + why);
+      assert.equal(e.score.passed, false, 'a forged coverage is no pass' + why);
+      assert.equal(e.score.failure?.category, 'tampering', why);
+      assert.match(e.score.reason ?? '', says, why);
+    });
+  }
 });
 
 describe('tampering checks (no toolchain)', () => {
