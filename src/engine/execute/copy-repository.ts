@@ -14,9 +14,23 @@ import * as path from 'node:path';
  * - regular files over `maxFileBytes` (apparent size; default 64 MiB) are left out: a sparse 1 GiB
  *   file would cost 1 GiB of real disk per task, and no unit test needs such a file;
  * - FIFOs, sockets and devices are left out;
- * - folders in `skipNames` (history, build products) are left out wherever they are.
+ * - folders in `skipNames` (history, build products) are left out wherever they are;
+ * - a path longer than `MAX_COPIED_PATH_BYTES` refuses the whole copy (RepositoryCopyError): see there.
  */
 export const MAX_COPIED_FILE_BYTES = 64 * 1024 ** 2;
+
+/**
+ * The longest path (relative to the repository, in bytes) a copy takes. A folder thousands of levels
+ * deep makes paths longer than the system takes (PATH_MAX, 4096 bytes on Linux): the copy, every tool
+ * the phases run, and removing the sandbox afterwards would each fail half-way (ENAMETOOLONG). Half of
+ * PATH_MAX leaves room for the sandbox's own place (a memory folder, a pool folder) and for what the
+ * runners write under the copy; real repositories' longest paths are a few hundred bytes. Such a tree
+ * is refused, not cut: a copy without part of the repository would be scored as if it were whole.
+ */
+export const MAX_COPIED_PATH_BYTES = 2048;
+
+/** A repository that cannot be copied into a sandbox (a path too long): its task's verdict, never the run's end. */
+export class RepositoryCopyError extends Error {}
 
 export interface CopyOptions {
   skipNames?: ReadonlySet<string>;
@@ -59,6 +73,13 @@ export function copyRepository(source: string, target: string, options: CopyOpti
       const src = path.join(srcDir, entry.name);
       const dst = path.join(dstDir, entry.name);
       const rel = relDir ? `${relDir}/${entry.name}` : entry.name;
+      // Checked before anything is made at that path: the partial copy stays removable.
+      const bytes = Buffer.byteLength(rel);
+      if (bytes > MAX_COPIED_PATH_BYTES) {
+        throw new RepositoryCopyError(
+          `the repository cannot be copied into a sandbox: a path in it is longer than the ${MAX_COPIED_PATH_BYTES}-byte limit for copied paths (${rel.slice(0, 40)}…, ${rel.split('/').length} folders deep where it passes the limit)`,
+        );
+      }
       const st = fs.lstatSync(src);
       if (st.isSymbolicLink()) {
         const linkTarget = fs.readlinkSync(src);

@@ -14,6 +14,7 @@ import { warmUpProblem } from './warm-up-problem';
 import { materializeOverlays } from './warm-environment';
 
 export { firstErrorLine } from './warm-up-problem';
+import { RepositoryCopyError } from './copy-repository';
 import { CheckoutMismatchError, createSandbox, newOutName, removeSandbox, type Sandbox } from './sandbox';
 import { DEFAULT_TIMEOUTS, emptyReport, focalWithTest, readReport, type PhaseTimeouts, type Placement, type RunContext } from './toolchain';
 import { environmentWarmKey, familyOf, shareWithSlot, warmEntry, warmKey } from './warm-environment';
@@ -106,8 +107,8 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
     sandbox = createSandbox(opts.repoDir, task, toolchain.manifests, lease?.sandboxParent, lease?.sandboxDir);
   } catch (e) {
     await lease?.close();
-    if (!(e instanceof CheckoutMismatchError)) throw e;
-    const problem = { cause: 'checkout-mismatch', reason: `the checkout is not the task's code (${e.message}); check out the commit the tasks were extracted from` };
+    const problem = sandboxProblem(e);
+    if (!problem) throw e;
     return environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, problem);
   }
   let session: Awaited<ReturnType<Executor['open']>> | null = null;
@@ -534,6 +535,14 @@ function readReportOrNull(ctx: RunContext, name: string): string | null {
 const WARMED = 'warm-up passed';
 
 /** A slot the harness could not score: zeros, category 'environment', and the reason naming cause and fix. */
+/** Why a sandbox could not be made, as the slot's environment verdict; null for errors that are not the task's (they stop the run). */
+export function sandboxProblem(e: unknown): EnvironmentProblem | null {
+  if (e instanceof CheckoutMismatchError) return { cause: 'checkout-mismatch', reason: `the checkout is not the task's code (${e.message}); check out the commit the tasks were extracted from` };
+  // A hostile tree (thousands of folders deep) is this task's problem: the run goes on with the others.
+  if (e instanceof RepositoryCopyError) return { cause: 'repository-not-copyable', reason: e.message };
+  return null;
+}
+
 function environmentVerdict(ev: Omit<Evaluation, 'score'>, invocation: InvocationResult, problem: EnvironmentProblem): Evaluation {
   const score: Score = {
     compiled: false,

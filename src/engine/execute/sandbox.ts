@@ -82,12 +82,9 @@ export function reapStaleSandboxes(parent = os.tmpdir()): number {
   for (const name of fs.readdirSync(parent)) {
     const m = SANDBOX_NAME.exec(name);
     if (!m || m[1] !== ns || Number(m[2]) === process.pid || pidAlive(Number(m[2]))) continue;
-    try {
-      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
-      removed++;
-    } catch {
-      /* not ours to remove after all (permissions): leave it */
-    }
+    const stale = path.join(parent, name);
+    removeSandboxDir(stale);
+    if (!fs.existsSync(stale)) removed++;
   }
   return removed;
 }
@@ -197,8 +194,9 @@ async function removeSandboxDirInBackground(dir: string): Promise<void> {
 
 /**
  * Removes a sandbox (links are removed, never followed). A test may have left folders it cannot be
- * removed from (mode 000): those are made writable and removal retried; what still fails stays for the
- * next run's reaping rather than failing this one.
+ * removed from (mode 000), or a tree deeper than any path the system takes (ENAMETOOLONG: fs.rmSync
+ * walks by whole paths): those are made removable (flattenForRemoval) and removal retried; what still
+ * fails stays for the next run's reaping rather than failing this one.
  */
 function removeSandboxDir(dir: string): void {
   try {
@@ -208,14 +206,39 @@ function removeSandboxDir(dir: string): void {
     fs.rmSync(dir, { recursive: true, force: true });
   } catch {
     try {
-      const fix = (d: string): void => {
-        fs.chmodSync(d, 0o700);
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) if (e.isDirectory()) fix(path.join(d, e.name));
-      };
-      fix(dir);
+      flattenForRemoval(dir);
       fs.rmSync(dir, { recursive: true, force: true });
     } catch {
       /* left for reapStaleSandboxes */
+    }
+  }
+}
+
+/** A folder's path past this many bytes is moved up before going deeper: far below PATH_MAX (4096). */
+const FLAT_PATH_BYTES = 1024;
+
+/**
+ * Makes every folder under `root` removable by whole paths: each is made owner-writable and listable,
+ * and any folder whose path grows past FLAT_PATH_BYTES is first moved (one rename, same file system)
+ * to `root` under a new name, so no path this walk or fs.rmSync then uses is longer than about
+ * FLAT_PATH_BYTES + two names. Links are never followed (a Dirent of a link is not a folder).
+ */
+function flattenForRemoval(root: string): void {
+  fs.chmodSync(root, 0o700);
+  const folders = [root];
+  while (folders.length) {
+    const d = folders.pop()!;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      if (!e.isDirectory()) continue;
+      let p = path.join(d, e.name);
+      if (Buffer.byteLength(p) > FLAT_PATH_BYTES) {
+        // A name the tree cannot have taken already (a test may have made any name in the root).
+        const up = path.join(root, `.xrt-flat-${randomBytes(8).toString('hex')}`);
+        fs.renameSync(p, up);
+        p = up;
+      }
+      fs.chmodSync(p, 0o700);
+      folders.push(p);
     }
   }
 }

@@ -1,5 +1,6 @@
 import { placeAndCompile, runContext, testsPassed, warmUp, withNewReportFolder } from '../execute/evaluate';
 import { readSandboxFile, writeSandboxFile } from '../execute/safe-fs';
+import { RepositoryCopyError } from '../execute/copy-repository';
 import { CheckoutMismatchError, createSandbox, removeSandbox, type Sandbox } from '../execute/sandbox';
 import { focalWithTest, type PhaseTimeouts, type Placement, type RunContext } from '../execute/toolchain';
 import { DEFAULT_LIMITS, type ExecLimits, type Executor, type PhaseCommand, type PhaseResult } from '../execute/types';
@@ -136,7 +137,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
   try {
     sandbox = createSandbox(opts.repoDir, task, toolchain.manifests);
   } catch (e) {
-    if (!(e instanceof CheckoutMismatchError)) throw e;
+    if (!(e instanceof CheckoutMismatchError || e instanceof RepositoryCopyError)) throw e;
     return summarize([], 0, e.message);
   }
   let session: Awaited<ReturnType<Executor['open']>> | null = null;

@@ -42,7 +42,7 @@ export type FailureCategory =
 
 /** Why a slot could not be scored: the harness's or the machine's failure, never the test's. */
 export interface EnvironmentProblem {
-  /** A short id: 'toolchain-missing', 'checkout-mismatch', 'project-does-not-build', 'image-does-not-build', 'dependencies-unresolvable' (Rust). */
+  /** A short id: 'toolchain-missing', 'checkout-mismatch', 'repository-not-copyable', 'project-does-not-build', 'image-does-not-build', 'dependencies-unresolvable' (Rust). */
   cause: string;
   /** Names the cause and the fix, for people (the command line's words: flags, `xrepotest doctor`). */
   reason: string;

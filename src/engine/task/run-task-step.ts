@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { evaluateTest, testHash, type EvaluateOptions, type Evaluation } from '../execute/evaluate';
+import { evaluateTest, sandboxProblem, testHash, type EvaluateOptions, type Evaluation } from '../execute/evaluate';
 import { feedbackOf } from '../execute/feedback';
 import { regressionCheck, type BaseCheckouts } from '../execute/regression';
 import { withReruns } from '../execute/reruns';
@@ -231,7 +231,8 @@ async function evaluateSlot(task: LoadedTask, testCode: string, ev: StepEvaluati
   } catch (e) {
     signal?.throwIfAborted();
     const message = (e instanceof Error ? e.message : String(e)).split('\n')[0];
-    environmentProblem = {
+    // A repository that cannot be copied (a hostile tree) says so, as its sandbox would.
+    environmentProblem = sandboxProblem(e) ?? {
       cause: 'image-does-not-build',
       reason: `the ${task.language} environment image for ${path.basename(ev.checkout)} does not build (${message}); build it with \`xrepotest images build --lang ${task.language}\` and check with \`xrepotest doctor --repo DIR --executor docker\``,
     };
