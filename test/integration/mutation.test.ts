@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -104,6 +105,45 @@ describe('mutation testing', function () {
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    });
+
+    it("go: a test that checks the focal file's text instead of its behaviour kills no mutant (issue 31): the sentinels catch it", async function () {
+      if (!hasTool('go', ['version'])) skipBecause(this, 'go not installed here');
+      const task = await fixtureTask('go');
+      const repoDir = fixture(FIXTURE_OF.go);
+      // Calls Status once (so its lines are covered) and fails whenever item.go is not the original
+      // text: every mutant "killed", MS 1.0, without testing anything Status does.
+      const sum = createHash('sha256').update(task.file_content).digest('hex');
+      const reader = `package inventory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"testing"
+)
+
+func TestStatusText(t *testing.T) {
+	_ = (Item{Quantity: 5}).Status(1)
+	b, _ := os.ReadFile("${path.basename(task.file_path)}")
+	h := sha256.Sum256(b)
+	if hex.EncodeToString(h[:]) != "${sum}" {
+		t.Fatal("changed")
+	}
+}
+`;
+      const honest = fs.readFileSync(path.join(REPO_ROOT, 'test', 'data', 'mutation', 'go', 'strong.go'), 'utf8');
+      const r = await runMutationTesting(task, 'go', reader, { executor, repoDir, maxMutants: 8 });
+      assert.equal(r.readsSource, true, JSON.stringify(r));
+      assert.equal(r.score, 0, 'a test that reads the source detects nothing by behaviour');
+      assert.equal(r.mutants, 0, 'no mutant is counted for it');
+      assert.match(r.error ?? '', /differs from the original only in/);
+      assert.equal(toResultMutation(r).reads_source, true);
+      // An honest test is not flagged: every sentinel survives it.
+      const fair = await runMutationTesting(task, 'go', honest, { executor, repoDir, maxMutants: 8 });
+      assert.equal(fair.readsSource, undefined, JSON.stringify(fair));
+      assert.equal(fair.error, undefined);
+      assert.ok(fair.score > 0);
     });
 
     it('a test that fails on the original code runs no mutant and says why', async function () {

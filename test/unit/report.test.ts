@@ -384,3 +384,13 @@ describe('report: slots from records written before origins were recorded', () =
     assert.equal(report.totals.mutationRan, false);
   });
 });
+
+describe('report: a test that reads the focal source (issue 31, mutate/sentinels.ts)', () => {
+  it('counts its mutation score as 0 in MS and MS@pass, not as a slot without mutants', () => {
+    const reading: MutationOutcome = { mutants: 0, viable: 0, killed: 0, survived: 0, timed_out: 0, unviable: 0, score: 0, reads_source: true };
+    const s = toSlot(result({ passed: true, cov: [3, 4], mutation: reading }));
+    assert.equal(s.mutationScore, 0);
+    const none = toSlot(result({ passed: true, cov: [3, 4], mutation: { ...reading, reads_source: undefined } }));
+    assert.equal(none.mutationScore, null, 'no viable mutant and no sentinel verdict: nothing to count');
+  });
+});

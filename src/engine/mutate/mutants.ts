@@ -4,6 +4,7 @@ import { adapterFor } from '../languages';
 import type { LanguageId } from '../parse/grammars';
 import { parseWithDeadline } from '../parse/parse';
 import type { TaskRecord } from '../tasks/record';
+import { sentinelsOf, type Sentinel } from './sentinels';
 import { MUTATION_OPERATORS, type MutationEdit, type MutationOperator } from './types';
 
 export const DEFAULT_MAX_MUTANTS = 40;
@@ -156,4 +157,26 @@ export async function generateMutants(task: TaskRecord, language: LanguageId, op
     kept.push({ ...edit, id: mutantId(edit), source: mutated });
   }
   return capEvenly(kept, opts.maxMutants ?? DEFAULT_MAX_MUTANTS);
+}
+
+/** The focal function's sentinels (sentinels.ts) that still parse where the function is. */
+export async function generateSentinels(task: TaskRecord, language: LanguageId): Promise<Sentinel[]> {
+  const source = task.file_content;
+  const tree = await parse(language, source);
+  let made: Sentinel[];
+  let fnStart: number;
+  let fnEnd: number;
+  try {
+    const fn = focalNode(tree, task, language);
+    fnStart = fn.startIndex;
+    fnEnd = fn.endIndex;
+    made = sentinelsOf(language, source, tree, fn);
+  } finally {
+    tree.delete();
+  }
+  const kept: Sentinel[] = [];
+  for (const s of made) {
+    if (await parsesCleanly(language, s.source, fnStart, fnEnd + s.source.length - source.length)) kept.push(s);
+  }
+  return kept;
 }

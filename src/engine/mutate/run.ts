@@ -9,7 +9,7 @@ import type { LanguageId } from '../parse/grammars';
 import { focalCoverage } from '../score/coverage/focal';
 import type { TaskRecord } from '../tasks/record';
 import { mutationScoreOf } from './counts';
-import { generateMutants, type Mutant } from './mutants';
+import { generateMutants, generateSentinels, type Mutant } from './mutants';
 import type { MutationOperator } from './types';
 
 export interface MutationRunOptions {
@@ -64,6 +64,11 @@ export interface MutationResult {
   mutantTimeoutMs: number;
   /** Why no mutant was run (the checkout differs, the test does not compile or pass on the original). */
   error?: string;
+  /**
+   * The test failed on a sentinel (sentinels.ts): a copy of the focal file that differs only in a
+   * comment or whitespace. It checks the source text, not the behaviour; no mutant is counted.
+   */
+  readsSource?: true;
 }
 
 /** The record shape `xrepotest run --mutation` stores under `xrt.mutation`. */
@@ -79,6 +84,8 @@ export interface ResultMutation {
   detected?: string[];
   /** The mutants that survived, for the improvement prompt's diffs. Absent in records before them. */
   survivors?: Array<{ id: string; operator: string; line: number; original: string; replacement: string }>;
+  /** The test failed on a behaviour-preserving sentinel: it reads the focal source (score 0, no mutant counted). */
+  reads_source?: true;
 }
 
 export function toResultMutation(result: MutationResult): ResultMutation {
@@ -90,6 +97,7 @@ export function toResultMutation(result: MutationResult): ResultMutation {
     timed_out: result.timedOut,
     unviable: result.unviable,
     score: result.score,
+    ...(result.readsSource ? { reads_source: true as const } : {}),
     detected: result.perMutant.filter((m) => m.outcome === 'killed' || m.outcome === 'timeout').map((m) => m.id),
     survivors: result.perMutant
       .filter((m) => m.outcome === 'survived')
@@ -186,6 +194,24 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
       return source.slice(0, at) + placement.writtenCode + source.slice(at);
     };
     mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
+
+    // First the sentinels: a test that fails on one reads the source, and its mutants say nothing.
+    for (const sentinel of await generateSentinels(task, language)) {
+      opts.signal?.throwIfAborted();
+      writeSandboxFile(sandbox.dir, focalRel, withTest(sentinel.source));
+      let outcome: MutantOutcome;
+      try {
+        outcome = await judgeMutant(withNewReportFolder(ctx), placement, run, mutantTimeoutMs);
+      } finally {
+        writeSandboxFile(sandbox.dir, focalRel, placed);
+      }
+      if (outcome === 'killed' || outcome === 'timeout') {
+        return {
+          ...summarize([], mutantTimeoutMs, `the test fails on a copy of the focal file that differs from the original only in ${sentinel.says}: it checks the source text, not what the code does, so no mutant is counted`),
+          readsSource: true,
+        };
+      }
+    }
 
     for (const mutant of mutants) {
       opts.signal?.throwIfAborted();

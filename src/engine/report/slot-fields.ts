@@ -101,16 +101,18 @@ export interface OurMutation {
   killed: number;
   timedOut: number;
   score: number;
+  /** The test failed on a sentinel (mutate/sentinels.ts): it reads the focal source. */
+  readsSource?: true;
 }
 
 /** `xrt.mutation`: null or absent when mutation testing did not run for the slot. */
 export function ourMutationOf(m: unknown): Read<OurMutation | null> {
   if (m === null || m === undefined) return { value: null };
   if (!validOurMutation(m)) return { value: null, problem: 'is not {mutants, viable, killed, unviable, score 0..1} with whole counts' };
-  const v = m as { mutants: number; viable: number; killed: number; timed_out?: number; unviable: number; score: number };
+  const v = m as { mutants: number; viable: number; killed: number; timed_out?: number; unviable: number; score: number; reads_source?: unknown };
   const timedOut = v.timed_out ?? 0;
   if (v.viable + v.unviable > v.mutants || v.killed + timedOut > v.viable) return { value: null, problem: 'has counts that do not add up (killed + timed out > viable, or viable + unviable > mutants)' };
-  return { value: { mutants: v.mutants, viable: v.viable, killed: v.killed, timedOut, score: v.score } };
+  return { value: { mutants: v.mutants, viable: v.viable, killed: v.killed, timedOut, score: v.score, ...(v.reads_source === true ? { readsSource: true as const } : {}) } };
 }
 
 /** How many lines the focal function spans, when the row says so sensibly; null otherwise (no bound is applied). */

@@ -13,6 +13,8 @@ export interface MutationOutcome {
   unviable: number;
   /** killed / viable, 0..1. */
   score: number;
+  /** The test failed on a behaviour-preserving sentinel (mutate/sentinels.ts): it reads the focal source. */
+  reads_source?: boolean;
 }
 
 /** Which harness scored a slot: ours, or the public release's (its `detailed_results.jsonl`). */
@@ -67,6 +69,16 @@ export const BASELINE_NOTE = 'offline baseline provider: a lower bound, not a mo
 
 const isFailureCategory = (v: unknown): v is FailureCategory => typeof v === 'string' && Object.prototype.hasOwnProperty.call(FAILURE_CATEGORY_LABELS, v);
 
+/**
+ * A record's mutation score, or null where it has none to count (no viable mutant). A test that
+ * failed on a sentinel (mutate/sentinels.ts) reads the focal source: it scores 0, counted as such.
+ */
+function scoredMutation(m: { viable: number; score: number; readsSource?: true; reads_source?: boolean } | null): number | null {
+  if (!m) return null;
+  if (m.readsSource || m.reads_source === true) return 0;
+  return m.viable > 0 && Number.isFinite(m.score) ? m.score : null;
+}
+
 /** The improved suite's metrics, read defensively: records are data from a file. */
 function suiteOf(r: ResultRecord): Slot['suite'] {
   const s = (r.xrt as { suite?: unknown }).suite as ResultRecord['xrt']['suite'] | undefined;
@@ -76,7 +88,7 @@ function suiteOf(r: ResultRecord): Slot['suite'] {
   return {
     passed: s.passed === true,
     coverage: c.total_lines ? c.covered_lines / c.total_lines : 0,
-    mutationScore: m && m.viable > 0 && Number.isFinite(m.score) ? m.score : null,
+    mutationScore: scoredMutation(m),
     tests: typeof s.tests === 'number' ? s.tests : 1,
   };
 }
@@ -124,7 +136,7 @@ export function toSlotChecked(r: ResultRecord): { slot: Slot; problems: string[]
     failure,
     failureRecorded: category === null || failure !== null,
     mutationRan: m !== null,
-    mutationScore: m && m.viable > 0 && Number.isFinite(m.score) ? m.score : null,
+    mutationScore: scoredMutation(m),
     // Our killed count leaves timed-out mutants apart; the score counts them killed (METRICS.md item 8), so the sum does too.
     mutationCounts: m ? { killed: m.killed + m.timedOut, total: m.mutants } : null,
     suite: suiteOf(r),
