@@ -183,6 +183,52 @@ ObjectSpace.public_send(('define_' + 'finalizer').to_sym, $kept, proc do
 end)
 `;
 
+// PHP (found by a red-team helper): a callback output buffer opened when the test file loads runs
+// when PHP flushes it at the very end, after the destructors: it rewrites the Clover file and the
+// summary PHPUnit 9 printed to stdout with `print`. The summary now goes to stderr, out of its reach.
+const PHP_OUTPUT_BUFFER = `<?php
+
+declare(strict_types=1);
+
+namespace Textkit\\Tests;
+
+use PHPUnit\\Framework\\TestCase;
+use Textkit\\Slugger;
+
+final class SluggerTest extends TestCase
+{
+    public function testSlugifyShort(): void
+    {
+        $this->assertSame('a', (new Slugger())->slugify('a'));
+    }
+}
+
+\\ob_start(static function (string $out): string {
+    $args = $_SERVER['arg' . 'v'];
+    $i = \\array_search('--' . 'cove' . 'rage-' . 'clo' . 'ver', $args, true);
+    if ($i !== false) {
+        $f = $args[$i + 1];
+        \\file_put_contents($f, \\str_replace('count="0"', 'count="1"', (string) \\file_get_contents($f)));
+    }
+    return (string) \\preg_replace('/Lines:(\\s+)[\\d.]+%(\\s+)\\(\\s*\\d+\\/\\s*(\\d+)\\)/', 'Lines:\${1}100.00%\${2}(\${3}/\${3})', $out);
+});
+`;
+
+// Ruby, honest (a false verdict found by a red-team helper): a spec whose example forks a worker. The
+// child inherited the engine's at_exit and wrote and summed its own coverage file after the parent's.
+// (The child's own coverage is not counted: the spec calls search in the parent too.)
+const RUBY_FORKS = `RSpec.describe Bookshelf::Catalog do
+  it 'finds nothing for an empty query, also in a forked worker' do
+    r, w = IO.pipe
+    pid = fork { r.close; w.write(Bookshelf::Catalog.new([]).search('').size.to_s); w.close }
+    w.close
+    Process.wait(pid)
+    expect(r.read).to eq('0')
+    expect(Bookshelf::Catalog.new([]).search('').size).to eq(0)
+  end
+end
+`;
+
 // Rust: a failing test writes libtest's lines for a pass straight to stdout (not captured), and
 // exits the harness with 0 before the failure is reported.
 const RUST_FAKE_PASS = `#[cfg(test)]
@@ -382,6 +428,20 @@ describe('hostile tests that forge their own score (local executor)', function (
   it('Ruby: a passing spec whose finalizer rewrites the coverage file after every at_exit (names built at run time)', async function () {
     const e = await attack(this, 'ruby', RUBY_FINALIZER);
     assert.match(e.score.reason!, /coverage file/);
+  });
+
+  it('PHP: a passing test whose output buffer callback rewrites clover.xml and the printed summary at the end (names built at run time)', async function () {
+    const e = await attack(this, 'php', PHP_OUTPUT_BUFFER);
+    assert.match(e.score.reason!, /the Clover file says \d+ of \d+ lines ran, but PHPUnit printed/);
+  });
+
+  it('Ruby, honest: a spec that forks a worker passes, with no tampering verdict', async function () {
+    if (!hasTool('ruby', ['--version'])) skipBecause(this, 'ruby not installed here');
+    if (!executor.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)');
+    const e = await evaluateTest(await fixtureTask('ruby'), 'ruby', RUBY_FORKS, { executor, repoDir: fixture(FIXTURE_OF.ruby), timeouts: { testMs: 120_000 } });
+    assert.equal(e.score.failure, null, JSON.stringify(e.score));
+    assert.equal(e.score.passed, true);
+    assert.ok(e.score.coverage.covered.length > 0);
   });
 
   it("Rust: a failing test prints libtest's 'test result: ok' and calls process::exit(0)", async function () {

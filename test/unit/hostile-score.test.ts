@@ -184,6 +184,8 @@ describe('Go: the cover profile against the coverage line the testing package pr
     assert.equal(profilePercent(profile), '75.0');
     assert.equal(profilePercent(profile + 'example.com/inventory/item.go:9.34,11.3 1 2\n'), '100.0', 'a block listed twice, run in the second');
     assert.equal(profilePercent('mode: count\n'), null);
+    // A count no compiler writes (the share was Infinity / Infinity: NaN, equal to nothing and flagged by nothing).
+    assert.equal(profilePercent(`${profile}example.com/inventory/zz.go:1.1,1.2 ${'9'.repeat(400)} 1\n`), 'invalid');
   });
 
   it('agreeing: nothing; a rewritten profile, a second line printed by the test, or no line at all: tampering', async () => {
@@ -196,5 +198,6 @@ describe('Go: the cover profile against the coverage line the testing package pr
     // Printed inside a test it is that test's output, not the runner's line; only a cut output excuses a missing one.
     assert.deepEqual(rules(await check(out(event({ Test: 'TestX', Output: 'coverage: 75.0% of statements\n' })), { 'cover.out': profile })), ['go-coverage-rewritten']);
     assert.deepEqual(rules(await check(out(), { 'cover.out': profile }, true)), []);
+    assert.deepEqual(rules(await check(out(printed('75.0')), { 'cover.out': `${profile}example.com/inventory/zz.go:1.1,1.2 ${'9'.repeat(400)} 1\n` })), ['go-coverage-rewritten']);
   });
 });

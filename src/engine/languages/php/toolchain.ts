@@ -13,11 +13,13 @@ import { parseWithDeadline } from '../../parse/parse';
 import { parseClover } from '../../score/coverage/clover';
 
 /**
- * PHPUnit also prints its coverage summary to stdout (`Lines: 65.00% (13/20)`) when it writes the
- * Clover file, before any destructor or shutdown function of the test's runs: the tampering checks
- * hold the file read after the process ended against it (tampering.ts, `reportsDisagree`).
+ * PHPUnit also prints its coverage summary (`Lines: 65.00% (13/20)`) when it writes the Clover file,
+ * before any destructor or shutdown function of the test's runs: the tampering checks hold the file
+ * read after the process ended against it (tampering.ts, `reportsDisagree`). On stderr, through a
+ * stream PHPUnit opens itself: on stdout PHPUnit 9 prints it with `print`, which an output buffer the
+ * test opened (ob_start with a callback, run after the destructors) could rewrite.
  */
-const COVERAGE_TEXT = ['--coverage-text'];
+const COVERAGE_TEXT = ['--coverage-text=php://stderr'];
 import { parseJunitXml } from '../../score/reports/junit';
 
 /** `require_once __DIR__ . '/../vendor/autoload.php';` and friends: the bootstrap loads the autoloader. */

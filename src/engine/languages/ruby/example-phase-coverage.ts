@@ -34,6 +34,8 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
   require 'coverage'
   Coverage.start(lines: true)
   lambda do
+    # A fork of this process inherits the at_exit below: only the process that loaded this file writes.
+    measuring_pid = Process.pid
     said = STDERR.dup
     hits = {}
     stack = []
@@ -99,6 +101,7 @@ if ENV['XRT_COVERAGE_OUT'] && (ENV['XRT_COVERAGE_PID'] ||= Process.pid.to_s) == 
     end
     installer.enable
     at_exit do
+      next unless Process.pid == measuring_pid
       status = $!.is_a?(SystemExit) ? $!.status : nil
       # A spec that stopped Coverage loses its counts (flagged as tampering), never the exit status.
       begin
