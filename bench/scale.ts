@@ -18,6 +18,8 @@ import * as path from 'node:path';
 import { Queue } from 'bullmq';
 import { QueueCoordinator } from '../src/engine/distributed/coordinator';
 import { connectionOptions, parseQueueUrl } from '../src/engine/distributed/queue-url';
+import { loadRunKey, newRunKey, RUN_KEY_ENV } from '../src/engine/distributed/run-key';
+import { parseSourceRules } from '../src/engine/distributed/source-policy';
 import { QUEUE_PREFIX, queueName, type JobExperiment } from '../src/engine/distributed/task-job';
 import { startQueueWorker } from '../src/engine/distributed/worker';
 import type { LoadedTask } from '../src/engine/tasks/load';
@@ -49,6 +51,9 @@ async function syntheticWorker(url: string, ms: number): Promise<void> {
     },
     log: () => undefined,
     allowedEndpoints: [],
+    // The run key main() made, inherited; the synthetic source is an https:// URL (never fetched).
+    runKey: loadRunKey(undefined),
+    allowedSources: parseSourceRules(undefined),
     step: async () => {
       await sleep(ms);
       return { generations: [], results: [] };
@@ -105,7 +110,7 @@ async function synthetic(url: string, counts: number[], tasksPerRound: number, s
     await waitForWorkers(url, 'go', k);
     // Distinct tasks, a run of their own per worker count: no job id is shared between rounds.
     const tasks = Array.from({ length: tasksPerRound }, (_, i): LoadedTask => ({ ...base, task: { ...base.task, id: `synthetic-${k}-${i}` } }));
-    const coordinator = new QueueCoordinator(parseQueueUrl(url), `scale-${k}-${Date.now()}`, EXPERIMENT, () => ({ kind: 'git', url: 'https://example.invalid/none.git', commit: '0'.repeat(40) }), () => undefined);
+    const coordinator = new QueueCoordinator(parseQueueUrl(url), loadRunKey(undefined), `scale-${k}-${Date.now()}`, EXPERIMENT, () => ({ kind: 'git', url: 'https://example.invalid/none.git', commit: '0'.repeat(40) }), () => undefined);
     const t0 = Date.now();
     await Promise.all(tasks.map(async (t) => {
       const o = await coordinator.run(t, { generations: [], results: [] });
@@ -141,7 +146,7 @@ async function real(url: string, counts: number[], work: string): Promise<Array<
   const lang = 'go,rust,php,ruby';
   const cache = path.join(work, 'worker-cache');
   const run = async (k: number, label: string): Promise<{ ms: number; tasks: number }> => {
-    const workers = Array.from({ length: k }, () => spawn(process.execPath, [CLI, 'worker', '--queue', url, '--executor', 'local', '--languages', lang, '--cache-dir', cache], { stdio: 'ignore' }));
+    const workers = Array.from({ length: k }, () => spawn(process.execPath, [CLI, 'worker', '--queue', url, '--executor', 'local', '--languages', lang, '--cache-dir', cache, '--allow-source', `file://${path.join(work, 'remote')}/`], { stdio: 'ignore' }));
     await waitForWorkers(url, 'php', k);
     const runDir = path.join(work, `run-${label}`);
     const t0 = Date.now();
@@ -171,6 +176,8 @@ async function main(): Promise<void> {
   const json = process.argv.includes('--json');
   const withReal = !process.argv.includes('--no-real');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-bench-scale-'));
+  // One run key for this process, its coordinators and every worker it starts (inherited).
+  process.env[RUN_KEY_ENV] ??= newRunKey();
   const redis = await startRedis(work);
   try {
     const { tasks } = await loadTasks([path.join(EXAMPLE, 'tasks.jsonl')]);

@@ -3,6 +3,7 @@ import { runBenchmark, type BenchmarkServices } from '../engine/bench/run-benchm
 import { QueueCoordinator, runIdOf } from '../engine/distributed/coordinator';
 import { applyRateLimit, parseRateLimit } from '../engine/distributed/generate-queue';
 import { checkQueueReachable, openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import { loadRunKey } from '../engine/distributed/run-key';
 import { loadSourcesFile, sourceOf } from '../engine/distributed/sources';
 import type { JobExperiment } from '../engine/distributed/task-job';
 import { loadManifest } from '../engine/tasks/manifest';
@@ -46,14 +47,19 @@ export interface BenchCommandOptions extends GenerationCliOptions {
   sources?: string;
   /** With --queue: model calls per period across all workers (`50/min`). */
   rateLimit?: string;
+  /** With --queue: the run key shared with the workers (else XREPOTEST_RUN_KEY). */
+  runKeyFile?: string;
 }
 
 /** `--queue`: the run's tasks go to workers through BullMQ on Redis; this process collects. */
 function remoteServices(opts: BenchCommandOptions, log: (line: string) => void): BenchmarkServices['remote'] {
   if (!opts.queue) {
     if (opts.rateLimit) throw new Error('--rate-limit paces the workers of a --queue run; a local run paces its calls with --concurrency');
+    if (opts.runKeyFile) throw new Error('--run-key-file signs the jobs of a --queue run; a local run sends none');
     return undefined;
   }
+  // Before the dataset is read: a distributed run does not start without its key.
+  const runKey = loadRunKey(opts.runKeyFile, process.env, log);
   const rateLimit = opts.rateLimit ? parseRateLimit(opts.rateLimit) : undefined;
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
@@ -87,12 +93,12 @@ function remoteServices(opts: BenchCommandOptions, log: (line: string) => void):
     sourceOf: (task) => sourceOf(task, sources, manifest, opts.images),
     runner: async (runDir, byTask) => {
       await checkQueueReachable(address);
-      log(`bench: tasks go to the workers on ${address.display} (start them with \`xrepotest worker --queue …\`)`);
+      log(`bench: tasks go to the workers on ${address.display}, signed with run key ${runKey.id} (start them with \`xrepotest worker --queue …\` and the same key)`);
       if (rateLimit) {
         await applyRateLimit(address, experiment.provider, rateLimit);
         log(`bench: at most ${rateLimit.max} ${experiment.provider} calls per ${rateLimit.durationMs / 1000} s across all workers`);
       }
-      return new QueueCoordinator(address, runIdOf(runDir), experiment, (bt) => byTask.get(bt)!, log);
+      return new QueueCoordinator(address, runKey, runIdOf(runDir), experiment, (bt) => byTask.get(bt)!, log);
     },
   };
 }

@@ -158,6 +158,7 @@ export function buildProgram(): Command {
       .option('--queue <url>', 'run the tasks on workers (`xrepotest worker`) through this queue: redis://[user:password@]host:port[/db] or rediss://; this process writes the run folder')
       .option('--rate-limit <calls/period>', 'with --queue: at most this many model calls across all workers, e.g. 50/min, 2/s, 3/10s')
       .option('--sources <file>', 'with --queue: where workers fetch each repository, {"<folder>": {"url": "…", "commit": "<40 hex>"}} (else the manifest\'s or the task records\' url and commit)')
+      .option('--run-key-file <file>', 'with --queue: the run key the workers share (not Redis\'s password): jobs go out signed with it, answers are taken only signed with it (default: XREPOTEST_RUN_KEY; make one with `xrepotest queue new-key`)')
       .option('--no-progress', 'do not show progress'),
   ).action(async (opts) => {
     const { runBenchCommand } = await import('./bench-command.js');

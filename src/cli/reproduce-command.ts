@@ -56,6 +56,8 @@ export interface ReproduceOptions {
   retries?: number;
   /** Run the tasks on workers through this queue (docs/distributed.md): the images are their source. */
   queue?: string;
+  /** With queue: the run key shared with the workers (else XREPOTEST_RUN_KEY). */
+  runKeyFile?: string;
   rateLimit?: string;
 }
 
@@ -232,6 +234,7 @@ export async function runReproduce(opts: ReproduceOptions, signal: AbortSignal):
       k: 10,
       queue: opts.queue,
       rateLimit: opts.rateLimit,
+      runKeyFile: opts.runKeyFile,
     },
     signal,
   );

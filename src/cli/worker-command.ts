@@ -2,9 +2,11 @@ import { spawn } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { GenerateQueue } from '../engine/distributed/generate-queue';
-import { startQueueWorker, type ExperimentServices, type QueueWorker } from '../engine/distributed/worker';
+import { startQueueWorker, unconfinedProblem, type ExperimentServices, type QueueWorker } from '../engine/distributed/worker';
 import type { Provider } from '../engine/generate/types';
 import { checkQueueReachable, openQueueWarning, parseQueueUrl } from '../engine/distributed/queue-url';
+import { loadRunKey } from '../engine/distributed/run-key';
+import { parseSourceRules } from '../engine/distributed/source-policy';
 import type { JobExperiment } from '../engine/distributed/task-job';
 import { connectEngine } from '../engine/execute/docker-engine';
 import { ensureImage, publishedCheckout as publishedCheckoutOf } from '../engine/execute/published-images';
@@ -32,6 +34,12 @@ export interface WorkerCommandOptions {
   /** Servers this worker's keys may go to, when a run names them (repeatable flags). */
   baseUrl?: string[];
   embedUrl?: string[];
+  /** The run key shared with the coordinator (else XREPOTEST_RUN_KEY). */
+  runKeyFile?: string;
+  /** The sources this worker fetches (repeatable; default DEFAULT_ALLOWED_SOURCES). */
+  allowSource?: string[];
+  /** Run jobs' tests with the local executor even without bubblewrap. */
+  unconfinedOk?: boolean;
 }
 
 function languagesOf(list: string | undefined): LanguageId[] {
@@ -97,6 +105,9 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
       process.exit(1);
     }
   }, 500).unref();
+  // Refused before anything connects: no key, a short one, an unreadable file; a rule that is no rule.
+  const runKey = loadRunKey(opts.runKeyFile, process.env, log);
+  const allowedSources = parseSourceRules(opts.allowSource);
   const address = parseQueueUrl(opts.queue);
   const warning = openQueueWarning(address);
   if (warning) log(`warning: ${warning}`);
@@ -141,7 +152,7 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   };
   // Runs with --rate-limit: every model call waits its turn in the provider's queue (any worker makes it).
   const allowedEndpoints = [...(opts.baseUrl ?? []), ...(opts.embedUrl ?? [])];
-  const generate = new GenerateQueue(address, direct, Math.max(2, opts.concurrency), log, allowedEndpoints);
+  const generate = new GenerateQueue(address, runKey, direct, Math.max(2, opts.concurrency), log, allowedEndpoints);
   const servicesFor = (e: JobExperiment): ExperimentServices => {
     const key = JSON.stringify(e);
     let s = services.get(key);
@@ -176,6 +187,13 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
     else languages.push(language);
   }
   if (!languages.length) throw new Error('this machine can run none of the languages: see above (or name them with --languages)');
+  // A worker that may take local jobs on a machine without bubblewrap would run strangers' tests as
+  // this user: it does not start unless its operator said so.
+  if (only !== 'docker') {
+    const unconfined = unconfinedProblem(await executor('local'));
+    if (unconfined && !opts.unconfinedOk) throw new Error(`this worker takes local jobs, but ${unconfined}`);
+    if (unconfined) log('warning: --unconfined-ok: jobs of the local executor run their tests with no sandbox (no bubblewrap here), as this user, with its files and network');
+  }
   const name = `${os.hostname()}:${process.pid}`;
   // Tasks of the published dataset come in the published images (pulled by digest where missing).
   let engine: ReturnType<typeof connectEngine> | undefined;
@@ -195,8 +213,8 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
     }
     return p;
   };
-  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints, publishedCheckout });
-  log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; Ctrl-C to stop`);
+  const worker = await startQueueWorker({ address, languages, concurrency: opts.concurrency, name, cacheDir: opts.cacheDir, executor, only, servicesFor, log, stalledAfterMs: opts.stalledAfter * 1000, allowedEndpoints, publishedCheckout, runKey, allowedSources, unconfinedOk: opts.unconfinedOk });
+  log(`worker ${name}: taking ${languages.join(', ')} tasks from ${address.display}, ${opts.concurrency} at a time per language; jobs signed with run key ${runKey.id}, sources ${allowedSources.map((r) => r.text).join(' ')}; Ctrl-C to stop`);
 
   const queueClosed = await new Promise<boolean>((resolve) => {
     let stopping = false;
@@ -219,7 +237,7 @@ export async function runWorkerCommand(opts: WorkerCommandOptions): Promise<numb
   await generate.close().catch(() => undefined);
   await Promise.all(builders.map((b) => b.close().catch(() => undefined)));
   await Promise.all([...executors.values()].map((e) => e.then((x) => x.close?.(), () => undefined)));
-  log(`worker ${name}: stopped after ${worker.done} tasks`);
+  log(`worker ${name}: stopped after ${worker.done} tasks${worker.refused ? `, ${worker.refused} jobs refused` : ''}`);
   // The queue's client would go on reconnecting to a server that is gone, and keep the process up.
   if (!queueClosed) process.exit(0);
   return 0;

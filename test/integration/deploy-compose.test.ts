@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { newRunKey } from '../../src/engine/distributed/run-key';
 import { engineForTests, languageImageForTests } from '../helpers/engine';
 import { fixtureSources } from '../helpers/git-sources';
 import { CLI, REPO_ROOT } from '../helpers/paths';
@@ -60,6 +61,10 @@ describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker contain
       PYTHONPATH: COMPOSE_TOOL,
       COMPOSE_PROJECT_NAME: `xrt${randomBytes(3).toString('hex')}`,
       XREPOTEST_REDIS_PASSWORD: randomBytes(12).toString('hex'),
+      // The run key the coordinator (on the host) and the worker container share; the worker fetches
+      // the file:// sources made here, which it is told it may.
+      XREPOTEST_RUN_KEY: newRunKey(),
+      XREPOTEST_ALLOW_SOURCE: `file://${work}/`,
       XREPOTEST_REDIS_IMAGE: 'localhost/xrepotest/redis:test',
       XREPOTEST_REDIS_PORT: String(await freePort()),
       XREPOTEST_ENGINE_SOCKET: socket,

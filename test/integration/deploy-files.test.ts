@@ -53,7 +53,7 @@ describe('deployment files (deploy/): checked offline', () => {
     assert.match(r.stdout + r.stderr, /terminationGracePeriodSecond/);
   });
 
-  it('the worker Deployment asks for resources, gets the Redis password from a Secret, and shares the sandbox path with its engine', () => {
+  it('the worker Deployment asks for resources, gets the Redis password and the run key from Secrets, and shares the sandbox path with its engine', () => {
     const r = python(['-c', 'import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))', path.join(K8S, 'worker.yaml')]);
     assert.equal(r.code, 0, r.stderr);
     const [deployment] = JSON.parse(r.stdout) as Array<{ spec: { replicas: number; template: { spec: { containers: Array<{ name: string; args?: string[]; env?: Array<{ name: string; value?: string; valueFrom?: unknown }>; resources: { requests: Record<string, string> }; volumeMounts: Array<{ name: string; mountPath: string }> }> } } } }>;
@@ -64,12 +64,14 @@ describe('deployment files (deploy/): checked offline', () => {
     assert.ok(worker.resources.requests.cpu && worker.resources.requests.memory);
     const password = worker.env?.find((e) => e.name === 'XREPOTEST_REDIS_PASSWORD');
     assert.ok(password?.valueFrom && !password.value, 'the password comes from a Secret, not the manifest');
+    const runKey = worker.env?.find((e) => e.name === 'XREPOTEST_RUN_KEY');
+    assert.ok(runKey?.valueFrom && !runKey.value, 'the run key comes from a Secret, not the manifest');
     const scratch = (c: (typeof containers)[number]) => c.volumeMounts.find((m) => m.name === 'scratch')?.mountPath;
     assert.equal(scratch(worker), '/var/lib/xrepotest/tmp');
     assert.equal(scratch(containers.find((c) => c.name === 'engine')!), '/var/lib/xrepotest/tmp', 'the same path in the engine');
   });
 
-  it('compose.yaml: Redis requires a password and keeps an append-only file; workers run `worker` with the docker executor; no secret in the file', () => {
+  it('compose.yaml: Redis requires a password and keeps an append-only file; workers run `worker` with the docker executor and require the run key; no secret in the file', () => {
     const file = path.join(REPO_ROOT, 'deploy', 'compose.yaml');
     const text = fs.readFileSync(file, 'utf8');
     const r = python(['-c', 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))', file]);
@@ -82,6 +84,7 @@ describe('deployment files (deploy/): checked offline', () => {
     assert.deepStrictEqual([worker.command![0], worker.command![worker.command!.indexOf('--executor') + 1]], ['worker', 'docker']);
     assert.ok(worker.volumes!.includes('/var/lib/xrepotest/tmp:/var/lib/xrepotest/tmp'), 'the sandbox folder at the same path as on the host');
     for (const [name, value] of Object.entries(worker.environment ?? {})) assert.match(value, /^\$\{[A-Z_]+(:[-?][^}]*)?\}$/, `${name} comes from the environment`);
+    assert.match(worker.environment?.XREPOTEST_RUN_KEY ?? '', /^\$\{XREPOTEST_RUN_KEY:\?/, 'compose refuses to start a worker without the run key');
     assert.doesNotMatch(text, /sk-[A-Za-z0-9]{8,}/, 'no key in the file');
   });
 });

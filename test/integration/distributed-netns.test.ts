@@ -4,8 +4,10 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { newRunKey, RUN_KEY_ENV } from '../../src/engine/distributed/run-key';
 import { fixtureSources } from '../helpers/git-sources';
 import { CLI, FIXTURES, REPO_ROOT } from '../helpers/paths';
+import { exited } from '../helpers/processes';
 import { freePort } from '../helpers/registry';
 import { skipBecause } from '../helpers/skip';
 
@@ -24,10 +26,6 @@ const LANGS = 'go,php';
 function sh(cmd: string, args: string[]): { code: number | null; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
   return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
-}
-
-function exited(p: ChildProcess): Promise<number | null> {
-  return p.exitCode !== null ? Promise.resolve(p.exitCode) : new Promise((resolve) => p.once('exit', (code) => resolve(code)));
 }
 
 describe('distributed benchmark across namespaces: workers with their own network and file system view', function () {
@@ -78,6 +76,7 @@ describe('distributed benchmark across namespaces: workers with their own networ
 
   after(async () => {
     delete process.env.XREPOTEST_REDIS_PASSWORD;
+    delete process.env[RUN_KEY_ENV];
     for (const p of [...children]) {
       try {
         process.kill(-p.pid!, 'SIGKILL');
@@ -102,6 +101,7 @@ describe('distributed benchmark across namespaces: workers with their own networ
     const redisPort = await freePort();
     const password = randomBytes(12).toString('hex');
     process.env.XREPOTEST_REDIS_PASSWORD = password; // the coordinator's and the workers' (inherited)
+    process.env[RUN_KEY_ENV] = newRunKey(); // so is the run key that signs jobs and answers
     start('redis-server', ['--port', String(redisPort), '--bind', hostIp, '--requirepass', password, '--dir', work, '--save', '', '--appendonly', 'no'], path.join(work, 'redis.log'));
     const url = `redis://${hostIp}:${redisPort}`;
     for (let i = 0; i < 100 && !sh('redis-cli', ['-h', hostIp, '-p', String(redisPort), '-a', password, '--no-auth-warning', 'ping']).out.includes('PONG'); i++) await new Promise((r) => setTimeout(r, 100));
@@ -114,7 +114,7 @@ describe('distributed benchmark across namespaces: workers with their own networ
         'set -e',
         `mount -t tmpfs tmpfs '${coordinatorDir}'`,
         `mount -t tmpfs tmpfs '${FIXTURES}'`,
-        `exec '${process.execPath}' '${CLI}' worker --queue '${url}' --executor local --languages ${LANGS} --cache-dir '${path.join(own, 'cache')}'`,
+        `exec '${process.execPath}' '${CLI}' worker --queue '${url}' --executor local --languages ${LANGS} --cache-dir '${path.join(own, 'cache')}' --allow-source 'git://${hostIp}:${gitPort}/'`,
       ].join('\n');
       start('ip', ['netns', 'exec', ns, 'unshare', '--mount', '--propagation', 'private', 'env', `TMPDIR=${path.join(own, 'tmp')}`, `XDG_CACHE_HOME=${path.join(own, 'xdg')}`, 'sh', '-c', script], path.join(work, `worker-${name}.log`));
     }

@@ -6,8 +6,11 @@ import type { AddressInfo } from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Job, Queue } from 'bullmq';
-import { QUEUE_PREFIX, queueName } from '../../src/engine/distributed/task-job';
+import { newRunKey, RUN_KEY_ENV, RunKey, seal } from '../../src/engine/distributed/run-key';
+import { generateQueueName } from '../../src/engine/distributed/generate-queue';
+import { JOB_FORMAT, QUEUE_PREFIX, queueName } from '../../src/engine/distributed/task-job';
 import { CLI, REPO_ROOT } from '../helpers/paths';
+import { exited, waitFor } from '../helpers/processes';
 import { fixtureSources } from '../helpers/git-sources';
 import { hasRedis, startRedis, type TestRedis } from '../helpers/redis';
 import { freePort } from '../helpers/registry';
@@ -18,7 +21,8 @@ import { skipBecause } from '../helpers/skip';
  * tasks' code from git URLs (bare repositories made here from the fixtures). What must hold: the
  * run folder a distributed run writes is the local run's (same summary, same result keys), a killed
  * worker's task is taken over and recorded once, a killed coordinator resumes, and a hostile job runs
- * nothing.
+ * nothing. Every process of a run shares its run key (XREPOTEST_RUN_KEY, inherited); the workers fetch
+ * from the file:// repositories made here, which they are told they may (--allow-source).
  */
 
 const DATASET = path.join(REPO_ROOT, 'examples', 'fixtures', 'tasks.jsonl');
@@ -44,20 +48,6 @@ function resultKeys(runDir: string): string[] {
 }
 
 
-function exited(p: ChildProcess): Promise<number | null> {
-  return p.exitCode !== null ? Promise.resolve(p.exitCode) : new Promise((resolve) => p.once('exit', (code) => resolve(code)));
-}
-
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotest worker)', function () {
   this.timeout(900_000);
   let redis: TestRedis;
@@ -80,8 +70,9 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
       // gone already
     }
   };
+  const allowWork = (): string[] => ['--allow-source', `file://${work}/`];
   const worker = (name: string, extra: string[] = []): ChildProcess =>
-    cliProcess(['worker', '--queue', redis.url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache'), ...extra], path.join(work, `${name}.log`));
+    cliProcess(['worker', '--queue', redis.url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache'), ...allowWork(), ...extra], path.join(work, `${name}.log`));
   const coordinator = (runDir: string): ChildProcess =>
     cliProcess(['bench', '--dataset', DATASET, '--lang', LANGS, '--executor', 'local', '--queue', redis.url, '--sources', sourcesFile, '--run-dir', runDir, '--no-progress'], `${runDir}.log`);
   const logOf = (name: string): string => (fs.existsSync(path.join(work, name)) ? fs.readFileSync(path.join(work, name), 'utf8') : '');
@@ -89,6 +80,7 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
   before(async function () {
     if (!hasRedis()) skipBecause(this, 'redis-server is not installed (scripts/setup.sh installs it)');
     if (!fs.existsSync(CLI)) skipBecause(this, 'dist/cli.js is not built (npm run build)');
+    process.env[RUN_KEY_ENV] = newRunKey(); // the coordinators' and the workers' (inherited)
     redis = await startRedis();
     work = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-queue-'));
     // Each fixture as a repository a worker fetches by URL at a commit (never from this folder); the PHP
@@ -115,6 +107,7 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
   });
 
   after(async () => {
+    delete process.env[RUN_KEY_ENV];
     await redis?.stop();
     if (work) fs.rmSync(work, { recursive: true, force: true });
   });
@@ -265,7 +258,7 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     const persistent = await startRedis({ appendOnly: true });
     const url = persistent.url;
     try {
-      const w = cliProcess(['worker', '--queue', url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache')], path.join(work, 'aof-worker.log'));
+      const w = cliProcess(['worker', '--queue', url, '--executor', 'local', '--languages', LANGS, '--stalled-after', '10', '--cache-dir', path.join(work, 'cache'), ...allowWork()], path.join(work, 'aof-worker.log'));
       const runDir = path.join(work, 'redis-restart');
       const coord = cliProcess(['bench', '--dataset', DATASET, '--lang', LANGS, '--executor', 'local', '--queue', url, '--sources', sourcesFile, '--run-dir', runDir, '--no-progress'], `${runDir}.log`);
       await waitFor('a first result in the run folder', 180_000, () => (resultKeys(runDir).length > 0 ? true : undefined));
@@ -279,7 +272,7 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     }
   });
 
-  it('a run\'s --rate-limit paces the model calls of all workers together; a worker sends its key to no server it was not started with', async () => {
+  it('a run\'s --rate-limit paces the model calls of all workers together; a worker sends its key to no server it was not started with, nor on a call it did not sign', async () => {
     // A local OpenAI-compatible server: it answers every call (with a test that need not pass) and notes when it came.
     const calls: number[] = [];
     const server = http.createServer((req, res) => {
@@ -303,12 +296,23 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
       assert.equal(calls.length, 0, 'no call reached the server');
       for (const p of [...children]) killGroup(p, 'SIGKILL');
 
+      // A model call written straight into the provider's queue by someone without the run key: the
+      // workers serving that queue refuse it, and spend no key on it.
+      const calls$ = new Queue(generateQueueName('openai-compatible'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
+      const experiment = { provider: 'openai-compatible', model: 'm', baseUrl, mode: 'standard', temperature: 0, maxTokens: 64, topP: 1, k: 5, samples: 1, repairRounds: 0, mutation: false, executor: 'local' };
+      await calls$.add('call', { experiment, request: { system: 's', messages: [{ role: 'user', content: 'spend their key' }], params: { model: 'm', temperature: 0, maxTokens: 64, topP: 1 } } }, { jobId: 'stranger-call', attempts: 1 });
       worker('paced-1', ['--no-cache', '--base-url', baseUrl]);
       worker('paced-2', ['--no-cache', '--base-url', baseUrl]);
       const runDir = path.join(work, 'rate-limited');
       assert.equal(await exited(run(runDir)), 0, logOf('rate-limited.log'));
       assert.equal(resultKeys(runDir).length, 5, 'the five PHP tasks, scored');
       assert.equal(calls.length, 5, 'one call per task');
+      try {
+        assert.equal(await calls$.getJobState('stranger-call'), 'failed');
+        assert.match((await Job.fromId(calls$, 'stranger-call'))?.failedReason ?? '', /refused: the call it is not signed with a run key/);
+      } finally {
+        await calls$.close();
+      }
       // BullMQ's limit is one call per 2 s window across both workers: five calls span at least four windows.
       const sorted = [...calls].sort((a, b) => a - b);
       assert.ok(sorted[4] - sorted[0] >= 4 * 2000 * 0.9, `calls at ${sorted.map((t) => t - sorted[0]).join(', ')} ms`);
@@ -342,13 +346,13 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     }
   });
 
-  it('hostile jobs run nothing: a helper transport URL, an option as URL, a path outside the repository, an unknown format', async () => {
+  it('hostile jobs run nothing, even signed with the run key: a helper transport URL, an option as URL, a path outside the repository, an unknown format; an unsigned one is refused', async () => {
     worker('hostile');
     const marker = path.join(work, 'pwned');
     const task = fs.readFileSync(DATASET, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>).find((t) => t.language === 'go')!;
     const commit = JSON.parse(fs.readFileSync(sourcesFile, 'utf8'))['inventory-go'].commit as string;
     const experiment = { provider: 'baseline', model: 'baseline', mode: 'standard', temperature: 0, maxTokens: 4096, topP: 1, k: 5, samples: 1, repairRounds: 0, mutation: false, executor: 'local' };
-    const job = (over: Record<string, unknown>) => ({ format: 1, run: 'hostile', task, source: { kind: 'git', url: `file://${work}/remote/inventory-go.git`, commit }, experiment, known: { generations: [], results: [] }, ...over });
+    const job = (over: Record<string, unknown>) => ({ format: JOB_FORMAT, run: 'hostile', task, source: { kind: 'git', url: `file://${work}/remote/inventory-go.git`, commit }, experiment, known: { generations: [], results: [] }, ...over });
     // A repository whose tree links a folder out of itself: the task's focal file "is" a file of the
     // worker's machine. Comparing it with file_content would tell the job's author what that file holds.
     const linky = path.join(work, 'linky-src', 'inventory-go');
@@ -368,7 +372,12 @@ describe('distributed benchmark: BullMQ on a real Redis (bench --queue, xrepotes
     ];
     const q = new Queue(queueName('go'), { connection: { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null }, prefix: QUEUE_PREFIX });
     try {
-      for (const [id, data] of attacks) await q.add('task', data, { jobId: `attack-${id}`, attempts: 1 });
+      // Signed as the coordinator signs: the checks behind the signature hold a key holder too.
+      const key = new RunKey(process.env[RUN_KEY_ENV]!);
+      for (const [id, data] of attacks) await q.add('task', seal(key, JOB_FORMAT, { kind: 'task-job', queue: queueName('go'), jobId: `attack-${id}` }, data).message, { jobId: `attack-${id}`, attempts: 1 });
+      // And as written straight into Redis by someone without the key: refused before anything is read.
+      await q.add('task', job({ source: { kind: 'git', url: `ext::sh -c touch% ${marker}`, commit } }), { jobId: 'attack-unsigned', attempts: 1 });
+      attacks.push(['unsigned', {}, /not signed with a run key/]);
       for (const [id, , reason] of attacks) {
         const failed = await waitFor(`the ${id} job to fail`, 60_000, async () => {
           // The state first, then the job: a job read before it failed has no reason yet.

@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { main } from '../../src/cli/main';
+import { newRunKey, RUN_KEY_ENV } from '../../src/engine/distributed/run-key';
 import { findLanguageImage } from '../../src/engine/execute/images';
 import { publishedReference } from '../../src/engine/execute/published-images';
 import { extractRepository } from '../../src/engine/extract/extract';
@@ -166,6 +167,8 @@ describe('reproduce: the standard setting over a published-format dataset in a p
     const oneMachine = path.join(tmp, 'run');
     if (!fs.existsSync(path.join(oneMachine, 'summary.json'))) skipBecause(this, 'the one-machine run above did not finish');
     const redis = await startRedis();
+    // The run key the coordinator and its worker share (the worker inherits it; the coordinator runs here).
+    process.env[RUN_KEY_ENV] = newRunKey();
     const workerLog = path.join(tmp, 'worker.log');
     // The worker has its own replay file and cache; the coordinator's checkouts are never read by it.
     const worker = spawn(process.execPath, [CLI, 'worker', '--queue', redis.url, '--executor', 'docker', '--languages', 'go', '--replay', replay, '--no-cache', '--cache-dir', path.join(tmp, 'worker-cache')], {
@@ -183,6 +186,7 @@ describe('reproduce: the standard setting over a published-format dataset in a p
       worker.kill('SIGTERM');
       await new Promise((resolve) => (worker.exitCode !== null ? resolve(null) : worker.once('exit', resolve)));
       await redis.stop();
+      delete process.env[RUN_KEY_ENV];
     }
   });
 

@@ -77,7 +77,7 @@ describe('distributed queue: a job from Redis is checked before anything runs', 
   });
 
   const refusals: Array<[string, Record<string, unknown>, RegExp]> = [
-    ['another format', job({ format: 2 }), /format/],
+    ['another format', job({ format: JOB_FORMAT + 1 }), /format/],
     ['a run id with a path in it', job({ run: '../x' }), /no run/],
     ['a file_path leaving the repository', job({ task: { ...record, file_path: '../../etc/passwd' } }), /file_path/],
     ['an unknown language', job({ task: { ...record, language: 'cobol' } }), /unknown language/],

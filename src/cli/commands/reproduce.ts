@@ -46,6 +46,7 @@ export function registerReproduceCommand(program: Command): void {
     .option('--no-cache', 'call the API even when the same request was answered before')
     .option('--queue <url>', 'run the tasks on `xrepotest worker` processes through this queue (redis://…): each worker reads the code from the pinned images itself')
     .option('--rate-limit <calls/period>', 'with --queue: at most this many model calls across all workers, e.g. 50/min')
+    .option('--run-key-file <file>', 'with --queue: the run key the workers share (default: XREPOTEST_RUN_KEY; make one with `xrepotest queue new-key`)')
     .option('--no-progress', 'no progress lines');
   addRequestOptions(cmd).action(async (opts: ReproduceOptions) => {
     const controller = new AbortController();

@@ -21,6 +21,9 @@ export function registerWorkerCommand(program: Command, positiveInt: (v: string)
     .option('--no-cache', 'do not cache model responses')
     .option('--request-timeout <seconds>', 'seconds one model request may take', Number)
     .option('--retries <n>', 'retries of a failed model request', Number)
+    .option('--run-key-file <file>', 'the run key shared with the coordinator (not Redis\'s password): only jobs signed with it run (default: XREPOTEST_RUN_KEY; make one with `xrepotest queue new-key`)')
+    .option('--allow-source <prefix>', 'a source this worker may fetch a task\'s code from: a scheme (https://), a host (https://github.com), a folder (file:///srv/repos/) or image: for published images; repeatable, replaces the default (https:// and image:)', (v: string, all: string[]) => [...all, v], [] as string[])
+    .option('--unconfined-ok', 'run the local executor\'s jobs even where bubblewrap is missing, with no sandbox (default: refuse to start)')
     .option('--stalled-after <seconds>', 'a task whose worker stopped answering (killed, machine lost) goes to another worker after this long; every worker of a queue should use the same value', positiveInt, 60)
     .action(async (opts: WorkerCommandOptions) => {
       const { runWorkerCommand } = await import('../worker-command.js');

@@ -7,6 +7,7 @@ import type { LanguageId } from '../languages';
 import type { ResultRecord } from '../store/results';
 import type { LoadedTask } from '../tasks/load';
 import { connectionOptions, type QueueAddress } from './queue-url';
+import { seal, unseal, type RunKey } from './run-key';
 import { checkJobResult, JOB_FORMAT, jobIdOf, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult, type TaskSource } from './task-job';
 
 /** A task's answer from the workers: its new records (to append once), or why no worker could run it. */
@@ -17,6 +18,8 @@ export interface RemoteRunner {
   run(task: LoadedTask, known: { generations: GenerationRecord[]; results: ResultRecord[] }, signal?: AbortSignal): Promise<RemoteOutcome>;
   close(): Promise<void>;
 }
+
+const labelOf = (task: LoadedTask): string => task.task.id ?? `${task.language}:${task.task.task_id}`;
 
 /** How often pending jobs are looked up directly: events can be missed while Redis reconnects. */
 const POLL_MS = 5_000;
@@ -39,6 +42,8 @@ export function runIdOf(runDir: string): string {
 interface Waiter {
   task: LoadedTask;
   queue: Queue;
+  /** The nonce of the job this coordinator signed: the only answer taken is the one to it. */
+  nonce?: string;
   resolve(o: RemoteOutcome): void;
   reject(e: unknown): void;
 }
@@ -48,16 +53,20 @@ interface Waiter {
  * slot's content key), and the answers collected from BullMQ's events (and, as a backstop, by
  * looking pending jobs up). It never writes the run folder itself: the benchmark loop appends what
  * it returns, then acknowledges (the job is removed); a job finished while the coordinator was away
- * is found completed on resume and collected then.
+ * is found completed on resume and collected then. Jobs go out signed with the run key, and only an
+ * answer signed with it for that very job (its queue, id and nonce) is taken: whoever else writes to
+ * Redis can delay or drop a task, not forge its result.
  */
 export class QueueCoordinator implements RemoteRunner {
   private readonly queues = new Map<LanguageId, { queue: Queue; events: QueueEvents }>();
   private readonly waiting = new Map<string, Waiter>();
   private readonly timer: NodeJS.Timeout;
   private polling = false;
+  private refusedCount = 0;
 
   constructor(
     private readonly address: QueueAddress,
+    private readonly runKey: RunKey,
     private readonly runId: string,
     private readonly experiment: JobExperiment,
     private readonly sourceOf: (task: LoadedTask) => TaskSource,
@@ -112,10 +121,27 @@ export class QueueCoordinator implements RemoteRunner {
       return outcome;
     }
     const data: TaskJobData = { format: JOB_FORMAT, run: this.runId, task: task.task, source: this.sourceOf(task), experiment: this.experiment, known };
-    const existing = await Job.fromId(queue, id);
+    const binding = { kind: 'task-job', queue: queue.name, jobId: id } as const;
+    let existing = await Job.fromId(queue, id);
+    if (existing) {
+      // A resumed run's job, or one someone put under this id before us (ids are content keys anyone
+      // reading Redis can work out): only a job this run key signed is kept.
+      const opened = unseal(this.runKey, existing.data, binding);
+      if ('problem' in opened) {
+        this.refused(`the job in Redis for task ${labelOf(task)} was not sent by this run (${opened.problem}): replacing it`);
+        await existing.remove().catch(() => undefined);
+        existing = undefined;
+      } else {
+        const w = this.waiting.get(id);
+        if (w) w.nonce = opened.nonce;
+      }
+    }
     if (!existing) {
+      const { message, nonce } = seal(this.runKey, JOB_FORMAT, binding, data);
+      const w = this.waiting.get(id);
+      if (w) w.nonce = nonce;
       // A job that throws (its code could not be fetched, a worker's machine failed) is retried elsewhere.
-      await queue.add('task', data, { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: false, removeOnFail: false });
+      await queue.add('task', message, { jobId: id, attempts: 3, backoff: { type: 'exponential', delay: 5_000 }, removeOnComplete: false, removeOnFail: false });
     } else if ((await existing.getState()) === 'failed') {
       await existing.retry('failed'); // a resumed run gives a failed task another go
     }
@@ -123,10 +149,20 @@ export class QueueCoordinator implements RemoteRunner {
     return outcome;
   }
 
+  /** Messages refused so far: jobs in Redis this run did not sign, answers not signed for their job. */
+  get refusedMessages(): number {
+    return this.refusedCount;
+  }
+
+  private refused(line: string): void {
+    this.refusedCount++;
+    this.log(`refused: ${line} (${this.refusedCount} refused so far)`);
+  }
+
   /** Resolves the waiter of a finished job (completed: its checked records; failed for good: why). */
   private async settle(id: string): Promise<void> {
     const w = this.waiting.get(id);
-    if (!w) return;
+    if (!w?.nonce) return;
     // The state first (cheap); the job itself, with its records, only once it is finished.
     const state = await w.queue.getJobState(id).catch(() => 'unknown');
     if (state !== 'completed' && state !== 'failed') return;
@@ -134,7 +170,15 @@ export class QueueCoordinator implements RemoteRunner {
     if (!job) return;
     if (state === 'completed') {
       if (!this.waiting.delete(id)) return;
-      const checked = checkJobResult(job.returnvalue, w.task, this.experiment);
+      const opened = unseal(this.runKey, job.returnvalue, { kind: 'task-result', queue: w.queue.name, jobId: id, reply: w.nonce });
+      if ('problem' in opened) {
+        // Removed, so that running the command again sends the task afresh (a new nonce) to the workers.
+        this.refused(`the answer for task ${labelOf(w.task)}: ${opened.problem}`);
+        await job.remove().catch(() => undefined);
+        w.resolve({ failed: `its answer was refused (${opened.problem}); run the same command again to send it to the workers afresh` });
+        return;
+      }
+      const checked = checkJobResult(opened.payload, w.task, this.experiment);
       if ('problem' in checked) {
         w.resolve({ failed: `the worker's answer was refused: ${checked.problem}` });
         return;

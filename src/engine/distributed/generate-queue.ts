@@ -1,13 +1,17 @@
+import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { CompletionRequest, CompletionResult, Provider } from '../generate/types';
 import { connectionOptions, type QueueAddress } from './queue-url';
-import { endpointProblem, QUEUE_PREFIX, type JobExperiment } from './task-job';
+import { FinishedMessages, seal, unseal, type RunKey, type SignedMessage } from './run-key';
+import { endpointProblem, JOB_FORMAT, QUEUE_PREFIX, type JobExperiment } from './task-job';
 
 /**
  * A provider's rate limit shared by every worker of a run (`bench --queue … --rate-limit n/period`):
  * each model call becomes a job of the queue `generate-<provider>`, whose global rate limit (BullMQ's,
  * kept in Redis: it holds across all workers) the coordinator sets. Any worker takes the call and
- * makes it with its own key; 429s are retried by the provider client as in a local run.
+ * makes it with its own key; 429s are retried by the provider client as in a local run. A call and
+ * its answer are signed with the run key like a task's job: a Redis writer can neither spend a
+ * worker's key on calls of its own nor hand a worker a reply the model never wrote.
  */
 export function generateQueueName(provider: string): string {
   return `generate-${provider.replace(/[^\w-]/g, '_')}`;
@@ -52,8 +56,11 @@ export class GenerateQueue {
   private readonly served = new Map<string, Worker>();
   private readonly clients = new Map<string, { queue: Queue; events: QueueEvents; ready: Promise<unknown> }>();
 
+  private readonly finished = new FinishedMessages();
+
   constructor(
     private readonly address: QueueAddress,
+    private readonly runKey: RunKey,
     private readonly direct: (e: JobExperiment) => Provider,
     private readonly concurrency: number,
     private readonly log: (line: string) => void,
@@ -63,14 +70,26 @@ export class GenerateQueue {
 
   private serve(provider: string): void {
     if (this.served.has(provider)) return;
+    const queue = generateQueueName(provider);
     const worker = new Worker(
-      generateQueueName(provider),
-      async (job: Job<GenerateJobData>): Promise<CompletionResult> => {
-        const e = job.data?.experiment;
-        if (!e || e.provider !== provider || !job.data.request) throw new UnrecoverableError('not a model call of this queue');
+      queue,
+      async (job: Job): Promise<SignedMessage> => {
+        const jobId = String(job.id);
+        const opened = unseal(this.runKey, job.data, { kind: 'model-call', queue, jobId });
+        if ('problem' in opened) {
+          this.log(`refused model call ${jobId} of ${queue}: the call ${opened.problem}`);
+          throw new UnrecoverableError(`refused: the call ${opened.problem}`);
+        }
+        // Each call is made once: a copy of a signed call put back in the queue spends no key again.
+        if (this.finished.has(opened.nonce)) throw new UnrecoverableError('refused: this call was made already (a call put back in the queue)');
+        this.finished.add(opened.nonce);
+        const call = opened.payload as Partial<GenerateJobData> | null;
+        const e = call?.experiment;
+        if (!e || e.provider !== provider || !call.request) throw new UnrecoverableError('not a model call of this queue');
         const endpoint = endpointProblem(e, this.allowedEndpoints);
         if (endpoint) throw new UnrecoverableError(endpoint);
-        return this.direct(e).complete(job.data.request);
+        const answer = await this.direct(e).complete(call.request);
+        return seal(this.runKey, JOB_FORMAT, { kind: 'model-answer', queue, jobId, reply: opened.nonce }, answer).message;
       },
       { connection: connectionOptions(this.address), prefix: QUEUE_PREFIX, concurrency: this.concurrency },
     );
@@ -105,8 +124,18 @@ export class GenerateQueue {
         const { signal, ...plain } = request;
         signal?.throwIfAborted();
         // A failed call is the provider client's to retry (its own backoff): the job is not retried.
-        const job = await queue.add('call', { experiment: e, request: plain } satisfies GenerateJobData, { attempts: 1, removeOnComplete: true, removeOnFail: true });
-        const finished = job.waitUntilFinished(events) as Promise<CompletionResult>;
+        const name = generateQueueName(e.provider);
+        const jobId = randomBytes(16).toString('hex');
+        const { message, nonce } = seal(this.runKey, JOB_FORMAT, { kind: 'model-call', queue: name, jobId }, { experiment: e, request: plain } satisfies GenerateJobData);
+        const job = await queue.add('call', message, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: true });
+        const finished = (job.waitUntilFinished(events) as Promise<unknown>).then((value) => {
+          const opened = unseal(this.runKey, value, { kind: 'model-answer', queue: name, jobId, reply: nonce });
+          if ('problem' in opened) {
+            this.log(`refused the answer to model call ${jobId}: ${opened.problem}`);
+            throw new Error(`the answer to a model call was refused: ${opened.problem}`);
+          }
+          return opened.payload as CompletionResult;
+        });
         if (!signal) return finished;
         return Promise.race([
           finished,

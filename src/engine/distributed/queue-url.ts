@@ -45,7 +45,7 @@ export function parseQueueUrl(raw: string, env: NodeJS.ProcessEnv = process.env)
 /** A warning for a queue anyone on the network could write to, or null. */
 export function openQueueWarning(a: QueueAddress): string | null {
   if (a.password || LOOPBACK.has(a.host)) return null;
-  return `the queue at ${a.display} has no password: anyone who reaches it can submit jobs to your workers (set one, and XREPOTEST_REDIS_PASSWORD)`;
+  return `the queue at ${a.display} has no password: anyone who reaches it can delete or hold up the run's jobs (without the run key they can sign none; set a password, and XREPOTEST_REDIS_PASSWORD)`;
 }
 
 /** Where and as whom to connect, as ioredis takes it. */

@@ -7,8 +7,11 @@ import type { TaskRecord } from '../tasks/record';
 import { taskKey } from '../task/slot-store';
 import { repositoryFolderOf } from '../tasks/task-path';
 
-/** Bumped when a job's shape changes: a worker refuses a job of another format, saying so. */
-export const JOB_FORMAT = 1;
+/**
+ * Bumped when a job's shape changes: a worker refuses a job of another format, saying so. 2: jobs and
+ * answers travel as messages signed with the run key (run-key.ts).
+ */
+export const JOB_FORMAT = 2;
 
 /** BullMQ keys live under this prefix (several runs share one queue per language). */
 export const QUEUE_PREFIX = 'xrepotest';
@@ -105,7 +108,10 @@ export function jobIdOf(run: string, task: LoadedTask, experiment: JobExperiment
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 const HEX_COMMIT = /^[0-9a-f]{40}$/;
 
-/** Checks a job read from Redis (untrusted: anyone who can write to the queue wrote it). */
+/**
+ * Checks a job's signed payload. Its signature says the coordinator sent it; these checks still hold a
+ * holder of the run key to jobs that name a task, a bounded experiment and a source this code can use.
+ */
 export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTask } | { problem: string } {
   if (!isObject(data)) return { problem: 'the job holds no object' };
   if (data.format !== JOB_FORMAT) return { problem: `the job is of format ${JSON.stringify(data.format)}; this worker reads format ${JOB_FORMAT} (run the same xrepotest version as the coordinator)` };
@@ -146,8 +152,9 @@ export function checkJobData(data: unknown): { job: TaskJobData; task: LoadedTas
 
 /**
  * Checks a worker's answer before the run folder takes it: every record is of this task and this
- * experiment, within the run's samples and rounds. A worker is trusted to score (it is the user's
- * machine); this stops a mixed-up or corrupted answer from landing in the wrong slot.
+ * experiment, within the run's samples and rounds. The answer's signature says a holder of the run key
+ * sent it (a worker is trusted to score: the run's operator gave it the key); this stops a mixed-up or
+ * corrupted answer from landing in the wrong slot.
  */
 export function checkJobResult(value: unknown, task: LoadedTask, experiment: JobExperiment): { result: TaskJobResult } | { problem: string } {
   if (!isObject(value)) return { problem: 'the worker returned no object' };

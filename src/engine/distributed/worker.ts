@@ -9,6 +9,8 @@ import type { LoadedTask } from '../tasks/load';
 import { readSandboxFile } from '../execute/safe-fs';
 import { pathInRepository, repositoryFolderOf } from '../tasks/task-path';
 import { connectionOptions, type QueueAddress } from './queue-url';
+import { FinishedMessages, seal, unseal, type RunKey, type SignedMessage } from './run-key';
+import { sourceProblem, type SourceRule } from './source-policy';
 import { checkoutOf } from './sources';
 import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult } from './task-job';
 
@@ -41,6 +43,12 @@ export interface QueueWorkerOptions {
   stalledAfterMs?: number;
   /** The base and embedding URLs this worker may send its keys to (its --base-url, --embed-url). */
   allowedEndpoints: readonly string[];
+  /** The run key: only jobs signed with it run, and every answer is signed with it. */
+  runKey: RunKey;
+  /** The sources this worker fetches (`--allow-source`; parseSourceRules). */
+  allowedSources: readonly SourceRule[];
+  /** `--unconfined-ok`: the operator accepts running jobs' tests with the local executor outside bubblewrap. */
+  unconfinedOk?: boolean;
   /**
    * A published image's copy of a repository (`/app/repo_data/<lang>/<repoDir>`), the image pulled by
    * its digest where missing; absent where the worker has no container engine.
@@ -56,10 +64,25 @@ export interface QueueWorkerOptions {
 export interface QueueWorker {
   /** Tasks this worker finished. */
   readonly done: number;
+  /** Jobs refused unrun: unsigned, signed with another key, altered, replayed. */
+  readonly refused: number;
   /** Stops taking jobs; finishes the running ones (`force`: abandons them to BullMQ's stalled-job recovery). */
   close(force?: boolean): Promise<void>;
   /** Resolves once no task of this worker is running (at once when none is). */
   idle(): Promise<void>;
+}
+
+/**
+ * Why this executor would run a job's test with no sandbox, or null. The local executor without
+ * bubblewrap (LocalExecutor.isolated false) runs tests as this worker's user, with its network and
+ * its files: a worker refuses that unless its operator said --unconfined-ok.
+ */
+export function unconfinedProblem(executor: Executor): string | null {
+  if (executor.kind !== 'local' || (executor as Executor & { isolated?: boolean }).isolated !== false) return null;
+  return (
+    'bubblewrap is not installed here, so the local executor would run the jobs\' tests unconfined (as this user, with its files and network): ' +
+    'install bubblewrap (Debian: apt-get install bubblewrap), or take docker jobs only (--executor docker), or accept it with --unconfined-ok'
+  );
 }
 
 /**
@@ -70,12 +93,16 @@ export interface QueueWorker {
 export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueWorker> {
   const abort = new AbortController();
   let done = 0;
+  let refused = 0;
+  const finished = new FinishedMessages();
+  /** Nonces of jobs answered here, until BullMQ has recorded them completed. */
+  const answered = new Map<string, string>();
   let running = 0;
   let idleWaiters: Array<() => void> = [];
-  const processor = async (job: Job): Promise<TaskJobResult> => {
+  const run = async (job: Job, payload: unknown): Promise<TaskJobResult> => {
     running++;
     try {
-      return await processJob(job);
+      return await processJob(job, payload);
     } finally {
       if (--running === 0) {
         for (const wake of idleWaiters) wake();
@@ -83,8 +110,23 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       }
     }
   };
-  const processJob = async (job: Job): Promise<TaskJobResult> => {
-    const checked = checkJobData(job.data);
+  /** Refuses a job unrun: failed at once (no retries), said here and counted. */
+  const refuse = (job: Job, problem: string): never => {
+    refused++;
+    opts.log(`refused job ${job.id} of ${job.queueName}: ${problem} (${refused} refused so far)`);
+    throw new UnrecoverableError(`refused by ${opts.name}: ${problem}`);
+  };
+  const processor = async (job: Job): Promise<SignedMessage> => {
+    // Nothing of a job is read before its signature is checked: its text is then all that is used.
+    const opened = unseal(opts.runKey, job.data, { kind: 'task-job', queue: job.queueName, jobId: String(job.id) });
+    if ('problem' in opened) return refuse(job, `the job ${opened.problem}`);
+    if (finished.has(opened.nonce)) return refuse(job, 'this worker already finished this job (a finished job put back in the queue)');
+    const result = await run(job, opened.payload);
+    answered.set(String(job.id), opened.nonce);
+    return seal(opts.runKey, JOB_FORMAT, { kind: 'task-result', queue: job.queueName, jobId: String(job.id), reply: opened.nonce }, result).message;
+  };
+  const processJob = async (job: Job, payload: unknown): Promise<TaskJobResult> => {
+    const checked = checkJobData(payload);
     // A job no worker can use fails at once, saying why (no retries).
     if ('problem' in checked) throw new UnrecoverableError(checked.problem);
     const { job: data, task } = checked;
@@ -92,14 +134,20 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     if (opts.only && opts.only !== e.executor) throw new UnrecoverableError(`this worker runs the ${opts.only} executor; the run asks for ${e.executor}`);
     const endpoint = endpointProblem(e, opts.allowedEndpoints);
     if (endpoint) throw new UnrecoverableError(endpoint);
+    const source = data.source;
+    const notAllowed = sourceProblem(source, opts.allowedSources);
+    if (notAllowed) return refuse(job, notAllowed);
     const started = Date.now();
     if (opts.step) {
       const records = await opts.step(data, task);
       done++;
       return { format: JOB_FORMAT, worker: opts.name, ...records, ms: Date.now() - started };
     }
+    // Before anything is fetched: a worker that would run the tests unconfined takes no job unless told.
+    const executor = await opts.executor(e.executor);
+    const unconfined = unconfinedProblem(executor);
+    if (unconfined && !opts.unconfinedOk) return refuse(job, unconfined);
     const name = repositoryFolderOf(task.task.file_path);
-    const source = data.source;
     let checkout: string;
     let where: string;
     if (source.kind === 'image') {
@@ -123,7 +171,6 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     if (content !== task.task.file_content) {
       throw new UnrecoverableError(`${task.task.file_path} ${where} ${content === null ? 'does not exist' : "is not the task's file_content"}`);
     }
-    const executor = await opts.executor(e.executor);
     const s = opts.servicesFor(e);
     const labels: SlotLabels = { provider: e.provider, model: e.model, mode: e.mode };
     const store = new MemoryStore(task, labels, data.known);
@@ -160,13 +207,25 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
       maxStalledCount: 2,
     });
     w.on('error', (err) => opts.log(`worker ${language}: ${err.message}`));
-    w.on('failed', (job, err) => opts.log(`task ${job?.data?.task?.id ?? job?.id ?? '?'} failed here: ${err.message}`));
+    // A job is finished once BullMQ has recorded its answer: only then is running it again a replay.
+    w.on('completed', (job) => {
+      const nonce = answered.get(String(job.id));
+      answered.delete(String(job.id));
+      if (nonce) finished.add(nonce);
+    });
+    w.on('failed', (job, err) => {
+      answered.delete(String(job?.id));
+      if (!err.message.startsWith('refused by ')) opts.log(`job ${job?.id ?? '?'} failed here: ${err.message}`);
+    });
     return w;
   });
   await Promise.all(workers.map((w) => w.waitUntilReady()));
   return {
     get done() {
       return done;
+    },
+    get refused() {
+      return refused;
     },
     async close(force = false) {
       if (force) abort.abort(new Error('the worker was stopped'));
