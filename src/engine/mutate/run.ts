@@ -196,15 +196,19 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     mutantTimeoutMs = opts.mutantTimeoutMs ?? Math.max(MIN_MUTANT_TIMEOUT_MS, 3 * clean.durationMs);
 
     // First the sentinels: a test that fails on one reads the source, and its mutants say nothing.
-    for (const sentinel of await generateSentinels(task, language)) {
+    // One variant of the focal file judged, and the placed file put back whatever happened.
+    const judge = async (source: string): Promise<MutantOutcome> => {
       opts.signal?.throwIfAborted();
-      writeSandboxFile(sandbox.dir, focalRel, withTest(sentinel.source));
-      let outcome: MutantOutcome;
+      writeSandboxFile(sandbox.dir, focalRel, withTest(source));
       try {
-        outcome = await judgeMutant(withNewReportFolder(ctx), placement, run, mutantTimeoutMs);
+        // A fresh report folder per run: a report left by an earlier run must not speak for this one.
+        return await judgeMutant(withNewReportFolder(ctx), placement, run, mutantTimeoutMs);
       } finally {
         writeSandboxFile(sandbox.dir, focalRel, placed);
       }
+    };
+    for (const sentinel of await generateSentinels(task, language)) {
+      const outcome = await judge(sentinel.source);
       if (outcome === 'killed' || outcome === 'timeout') {
         return {
           ...summarize([], mutantTimeoutMs, `the test fails on a copy of the focal file that differs from the original only in ${sentinel.says}: it checks the source text, not what the code does, so no mutant is counted`),
@@ -214,16 +218,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
     }
 
     for (const mutant of mutants) {
-      opts.signal?.throwIfAborted();
-      writeSandboxFile(sandbox.dir, focalRel, withTest(mutant.source));
-      let outcome: MutantOutcome;
-      try {
-        // A fresh report folder per mutant: a report left by an earlier run must not speak for this one.
-        outcome = await judgeMutant(withNewReportFolder(ctx), placement, run, mutantTimeoutMs);
-      } finally {
-        writeSandboxFile(sandbox.dir, focalRel, placed);
-      }
-      const result = describe(mutant, outcome);
+      const result = describe(mutant, await judge(mutant.source));
       results.push(result);
       opts.onMutant?.(results.length, mutants.length, result);
     }

@@ -91,16 +91,23 @@ interface GoEvent {
  * Framing lines in the stream that the runner did not produce: `--- PASS: TestY` printed inside the
  * output of test X, or outside any test. test2json attributes every real framing line to its own test.
  */
-function forgedFraming(output: string): Finding | null {
+/** test2json's `output` events in the test phase's output (other lines and events skipped). */
+function outputEvents(output: string): Array<GoEvent & { Output: string }> {
+  const events: Array<GoEvent & { Output: string }> = [];
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
-    let e: GoEvent;
     try {
-      e = JSON.parse(line) as GoEvent;
+      const e = JSON.parse(line) as GoEvent;
+      if (e.Action === 'output' && typeof e.Output === 'string') events.push(e as GoEvent & { Output: string });
     } catch {
-      continue;
+      /* not an event */
     }
-    if (e.Action !== 'output' || typeof e.Output !== 'string') continue;
+  }
+  return events;
+}
+
+function forgedFraming(output: string): Finding | null {
+  for (const e of outputEvents(output)) {
     const m = /^\s*(?:---\s+(?:PASS|FAIL|SKIP):|===\s+(?:RUN|PAUSE|CONT|NAME))\s+(\S+)/.exec(e.Output);
     if (m && m[1] !== e.Test) {
       return {
@@ -155,15 +162,8 @@ function profileDisagrees(output: string, readReport: (name: string) => string |
   if (written === null) return null;
   if (written === 'invalid') return { rule: 'go-coverage-rewritten', says: 'the cover profile has a block whose statement or run count no compiler or run writes: it was rewritten' };
   const printed: string[] = [];
-  for (const line of output.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    let e: GoEvent;
-    try {
-      e = JSON.parse(line) as GoEvent;
-    } catch {
-      continue;
-    }
-    if (e.Action !== 'output' || e.Test || typeof e.Output !== 'string') continue;
+  for (const e of outputEvents(output)) {
+    if (e.Test) continue;
     const m = /^coverage: (\d+(?:\.\d+)?)% of statements/.exec(e.Output);
     if (m) printed.push(m[1]);
   }
