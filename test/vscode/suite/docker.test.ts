@@ -1,7 +1,7 @@
 import * as assert from 'node:assert';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXTENSION_ID, openInEditor, REPO_ROOT, runProcess, skipBecause, workspaceRoot } from './helpers';
+import { engineServerPid, EXTENSION_ID, openInEditor, REPO_ROOT, runProcess, skipBecause, waitFor, workspaceRoot } from './helpers';
 
 interface Score {
   compiled: boolean;
@@ -17,9 +17,12 @@ interface Score {
 const PODMAN_SERVICE = path.join(REPO_ROOT, 'scripts', 'podman-service.sh');
 const GO_IMAGE = 'xrepotest/go:debian';
 
-/** Our containers, by the label the docker executor puts on each (src/engine/execute/docker.ts). */
-async function ourContainers(): Promise<string[]> {
-  const r = await runProcess('podman', ['ps', '-aq', '--filter', 'label=xrepotest=1']);
+/**
+ * The containers the engine server started, by the owner label the docker executor puts on each
+ * (src/engine/execute/docker.ts): another xrepotest process on the same engine starts its own meanwhile.
+ */
+async function ourContainers(server: number): Promise<string[]> {
+  const r = await runProcess('podman', ['ps', '-aq', '--filter', `label=xrepotest.owner-pid=${server}`]);
   return r.stdout.split('\n').filter(Boolean);
 }
 
@@ -53,7 +56,8 @@ describe('Scoring in a container (docker executor, Podman\'s Docker Engine API)'
     this.timeout(300_000);
     const editor = await openInEditor('item.go');
     await vscode.extensions.getExtension(EXTENSION_ID)!.activate();
-    const containersBefore = await ourContainers();
+    const server = await waitFor('the engine server', 30_000, engineServerPid);
+    const containersBefore = await ourContainers(server);
     const score = async (executor: 'local' | 'docker'): Promise<Score> => {
       await config().update('executor', executor, vscode.ConfigurationTarget.Global);
       const r = (await vscode.commands.executeCommand('xrepotest.generateScoredTests', editor.document.uri.toString(), 7)) as Score | undefined;
@@ -74,7 +78,7 @@ describe('Scoring in a container (docker executor, Podman\'s Docker Engine API)'
     assert.doesNotMatch(JSON.stringify(docker), /xrt-sandbox-/, 'no path of the disposable copy (mounted in the container) reaches the editor');
     // Only the containers this scoring started: one left by an earlier, killed process may be reaped
     // meanwhile (the executor removes containers whose owner is gone when it starts).
-    const left = (await ourContainers()).filter((id) => !containersBefore.includes(id));
+    const left = (await ourContainers(server)).filter((id) => !containersBefore.includes(id));
     assert.deepStrictEqual(left, [], 'every container of the run was removed');
   });
 });

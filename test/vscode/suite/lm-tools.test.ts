@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { sandboxesOf } from '../../helpers/own-sandboxes';
 import { EDITOR_TOOLS, editorToolName } from '../../../src/shared/lm-tools-protocol';
 import type { BenchTestApi } from '../../../src/extension/bench';
 import type { LmToolsTestApi } from '../../../src/extension/lm-tools';
@@ -119,7 +120,8 @@ describe('Language-model tools (vscode.lm)', () => {
     this.timeout(240_000);
     const server = await waitFor('the engine server', 30_000, engineServerPid);
     const folders = [os.tmpdir(), '/dev/shm', process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d && fs.existsSync(d));
-    const copies = (): string[] => folders.flatMap((d) => fs.readdirSync(d).filter((n) => n.startsWith('xrt-sandbox-')).map((n) => `${d}/${n}`));
+    // The server's own copies: another xrepotest process may make and remove its own meanwhile.
+    const copies = (): string[] => folders.flatMap((d) => sandboxesOf(d, server).filter((n) => n.startsWith('xrt-sandbox-')).map((n) => `${d}/${n}`));
     const cmdline = (pid: number): string => {
       try {
         return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');

@@ -1,5 +1,6 @@
 import * as assert from 'node:assert';
 import * as vscode from 'vscode';
+import { sandboxesOf } from '../../helpers/own-sandboxes';
 import type { Engine } from '../../../src/extension/engine';
 import { DEFAULT_ENGINE_SETTINGS, type EngineSettings } from '../../../src/shared/protocol';
 import { SCORE_FUNCTION } from '../../../src/shared/scoring-protocol';
@@ -68,7 +69,8 @@ describe('Cancelling a scoring', () => {
     const server = await waitFor('the engine server', 30_000, engineServerPid);
     // On disk, or in memory where the engine makes Go's sandboxes when a tmpfs allows (execute/memory-folder.ts).
     const folders = [os.tmpdir(), '/dev/shm', process.env.XDG_RUNTIME_DIR].filter((d): d is string => !!d && fs.existsSync(d));
-    const copies = (): string[] => folders.flatMap((d) => fs.readdirSync(d).filter((n) => n.startsWith('xrt-sandbox-')).map((n) => `${d}/${n}`));
+    // The server's own copies: another xrepotest process may make and remove its own meanwhile.
+    const copies = (): string[] => folders.flatMap((d) => sandboxesOf(d, server).filter((n) => n.startsWith('xrt-sandbox-')).map((n) => `${d}/${n}`));
     const copiesBefore = copies();
     const processesBefore = descendants(server);
     const cts = new vscode.CancellationTokenSource();
