@@ -1,3 +1,4 @@
+import { LIBTEST_RUNNING, LIBTEST_SUMMARY, libtestResultLine } from '../../score/reports/libtest';
 import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
 
 /**
@@ -6,22 +7,21 @@ import type { Finding, LanguageTamperingRules } from '../../score/tampering-rule
  * forging that takes; honest tests have none.
  */
 
-const RUNNING = /^running (\d+) tests?$/;
-const RESULT_LINE = /^test \S+ \.\.\. (ok|FAILED|ignored\b.*)$/;
-const SUMMARY = /^test result: (ok|FAILED)\./;
-
-/** A block announcing N tests followed by more than N result lines: some were printed by a test. */
+/**
+ * A block announcing N tests followed by more than N result lines: some were printed by a test. The
+ * lines are counted in every form the report reads (libtest.ts), `- should panic` ones included.
+ */
 function extraResultLines(output: string): Finding | null {
   let announced: number | null = null;
   let seen = 0;
   for (const line of output.replace(/\r\n/g, '\n').split('\n')) {
-    const running = RUNNING.exec(line);
+    const running = LIBTEST_RUNNING.exec(line);
     if (running) {
       announced = Number(running[1]);
       seen = 0;
-    } else if (SUMMARY.test(line)) {
+    } else if (LIBTEST_SUMMARY.test(line)) {
       announced = null;
-    } else if (announced !== null && RESULT_LINE.test(line) && ++seen > announced) {
+    } else if (announced !== null && libtestResultLine(line) && ++seen > announced) {
       return { rule: 'rust-forged-framing', says: `libtest announced ${announced} test(s) but the output has more result lines (the test printed some itself)`, evidence: line.slice(0, 200) };
     }
   }

@@ -6,7 +6,7 @@ import { parseWithDeadline } from '../../parse/parse';
 import { focalConfiguration, insertionOffset, type FocalConfiguration } from './configuration';
 import { parseLcov } from '../../score/coverage/lcov';
 import { rustStatementLines, statementHits } from './statement-lines';
-import { parseLibtestOutput } from '../../score/reports/libtest';
+import { LIBTEST_RUNNING, parseLibtestOutput } from '../../score/reports/libtest';
 import { testTargetArgs, CARGO_METADATA_FILE } from './test-targets';
 import { cargoMetadataOf, hostToolchain, pinnedToolchain, prepareWarmTarget } from './warm-target';
 
@@ -228,7 +228,7 @@ export const rustToolchain: Toolchain = {
   notBuilt(_ctx, placement, test, report) {
     // Every binary ran to its end and announced zero tests: our module's tests were in none of them.
     if (report.ran > 0 || test.timedOut || test.exitCode !== 0) return null;
-    const announced = [...test.output.matchAll(/^running (\d+) tests?$/gm)].map((m) => Number(m[1]));
+    const announced = test.output.split('\n').flatMap((l) => LIBTEST_RUNNING.exec(l)?.[1] ?? []).map(Number);
     if (!announced.length || announced.some((n) => n > 0)) return null;
     const gate = unknownGates.get(placement);
     return (
