@@ -6,7 +6,7 @@ import type { LanguageId } from '../../src/engine/parse/grammars';
 import { connectEndpoint, connectEngine, type ConnectedEngine } from '../../src/engine/execute/docker-engine';
 import { buildLanguageImage, ensureBaseImage, findLanguageImage, ImageBuildError } from '../../src/engine/execute/images';
 import { REPO_ROOT } from './paths';
-import { hasTool, skipBecause } from './skip';
+import { hasTool, skipBecause, type SkipKind } from './skip';
 
 const SERVICE_SCRIPT = path.join(REPO_ROOT, 'scripts', 'podman-service.sh');
 /** Image builds run apt or debootstrap: minutes, not mocha's default minute. */
@@ -66,7 +66,7 @@ export async function engineForTests(ctx: Mocha.Context): Promise<ConnectedEngin
 
 const images = new Map<string, Promise<string>>();
 
-async function imageOnce(ctx: Mocha.Context, key: string, make: () => Promise<string>): Promise<string> {
+async function imageOnce(ctx: Mocha.Context, key: string, make: () => Promise<string>, kind?: SkipKind): Promise<string> {
   let p = images.get(key);
   if (!p) {
     p = make();
@@ -77,7 +77,7 @@ async function imageOnce(ctx: Mocha.Context, key: string, make: () => Promise<st
     return await p;
   } catch (e) {
     const why = e instanceof ImageBuildError ? e.report(10) : (e as Error).message;
-    skipBecause(ctx, `${key} cannot be built here: ${why}`);
+    skipBecause(ctx, `${key} cannot be built here: ${why}`, kind);
   }
 }
 
@@ -94,5 +94,5 @@ export async function languageImageForTests(ctx: Mocha.Context, language: Langua
     const found = await findLanguageImage(docker, language);
     if (found) return found;
     return (await buildLanguageImage(docker, language, 'auto')).tag;
-  });
+  }, { image: language });
 }

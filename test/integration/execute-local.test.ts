@@ -60,7 +60,7 @@ describe('scoring hand-written tests with the local executor', function () {
       for (const [name, want] of Object.entries(EXPECTED[language]) as Array<[keyof (typeof EXPECTED)['go'], Expectation]>) {
         it(`${name}: compiled ${want.compiled}, passed ${want.passed}, invoked ${want.invoked}, category ${want.category ?? 'none'}`, async function () {
           const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
-          if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`);
+          if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`, { tools: missing });
           const task = await fixtureTask(language);
           const before = treeDigest(fixture(FIXTURE_OF[language]));
           const e: Evaluation = await evaluateTest(task, language, generatedTest(language, name), { executor, repoDir: fixture(FIXTURE_OF[language]) });

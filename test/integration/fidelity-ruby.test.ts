@@ -208,7 +208,8 @@ async function tasksOf(repo: RepoCase, dir: string): Promise<TaskRecord[]> {
 async function repositoryDir(ctx: Mocha.Context, repo: RepoCase): Promise<string> {
   if (repo.source.kind === 'local-checkout') {
     const dir = process.env[repo.source.env];
-    if (!dir || !fs.existsSync(dir)) skipBecause(ctx, `${repo.name} ${repo.version} has no reachable public archive here; set ${repo.source.env} to a checkout of it for a manual run`);
+    const name = `${repo.name} ${repo.version}`;
+    if (!dir || !fs.existsSync(dir)) skipBecause(ctx, `${name} has no reachable public archive here; set ${repo.source.env} to a checkout of it for a manual run`, { source: name });
     const copy = path.join(fs.mkdtempSync(path.join(scratch, 'checkout-')), repo.name);
     fs.cpSync(dir!, copy, { recursive: true, filter: (src) => path.basename(src) !== '.git' });
     return copy;

@@ -33,7 +33,7 @@ describe('the fixture projects build and pass their own tests', function () {
   this.timeout(600_000);
 
   it('geometry-rs: cargo test', function () {
-    if (!hasTool('cargo')) skipBecause(this, 'cargo is not installed');
+    if (!hasTool('cargo')) skipBecause(this, 'cargo is not installed', { tools: ['cargo'] });
     inCopy('geometry-rs', (dir) => {
       const out = sh('cargo', ['test', '--quiet'], dir, { CARGO_TARGET_DIR: path.join(dir, 'target') });
       assert.match(out, /test result: ok\. [1-9]\d* passed; 0 failed/);
@@ -41,7 +41,7 @@ describe('the fixture projects build and pass their own tests', function () {
   });
 
   it('inventory-go: go vet and go test', function () {
-    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed');
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed', { tools: ['go'] });
     inCopy('inventory-go', (dir) => {
       sh('go', ['vet', './...'], dir);
       const out = sh('go', ['test', '-count=1', './...'], dir);
@@ -51,7 +51,7 @@ describe('the fixture projects build and pass their own tests', function () {
   });
 
   it('textkit-php: phpunit through an autoloader built from composer.json', function () {
-    if (!hasTool('php') || !hasTool('phpunit')) skipBecause(this, 'php or phpunit is not installed (Debian: php-cli phpunit)');
+    if (!hasTool('php') || !hasTool('phpunit')) skipBecause(this, 'php or phpunit is not installed (Debian: php-cli phpunit)', { tools: ['php', 'phpunit'] });
     inCopy('textkit-php', (dir) => {
       fs.mkdirSync(path.join(dir, 'vendor'));
       const composer = JSON.parse(fs.readFileSync(path.join(dir, 'composer.json'), 'utf8'));
@@ -62,7 +62,7 @@ describe('the fixture projects build and pass their own tests', function () {
   });
 
   it('bookshelf-rb: rspec', function () {
-    if (!hasTool('rspec')) skipBecause(this, 'rspec is not installed (Debian: ruby-rspec)');
+    if (!hasTool('rspec')) skipBecause(this, 'rspec is not installed (Debian: ruby-rspec)', { tools: ['rspec'] });
     inCopy('bookshelf-rb', (dir) => {
       const out = sh('rspec', [], dir);
       assert.match(out, /\d+ examples?, 0 failures/);
@@ -70,7 +70,7 @@ describe('the fixture projects build and pass their own tests', function () {
   });
 
   it('MiniStats.jl: Pkg.test', function () {
-    if (!hasTool('julia')) skipBecause(this, 'julia is not installed on this machine (no Debian or npm package); the Julia image or a julia binary runs this');
+    if (!hasTool('julia')) skipBecause(this, 'julia is not installed on this machine (no Debian or npm package); the Julia image or a julia binary runs this', { tools: ['julia'] });
     inCopy('MiniStats.jl', (dir) => {
       const out = sh('julia', ['--project=.', '-e', 'using Pkg; Pkg.test()'], dir);
       assert.match(out, /MiniStats tests passed|Testing MiniStats tests passed/);

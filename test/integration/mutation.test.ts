@@ -23,7 +23,7 @@ describe('mutation testing', function () {
     for (const language of LANGUAGES) {
       it(`${language}: a strong test kills a larger share of mutants than a weak one, on the lines each covers`, async function () {
         const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
-        if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`);
+        if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`, { tools: missing });
         const task = await fixtureTask(language);
         const repoDir = fixture(FIXTURE_OF[language]);
         const before = treeDigest(repoDir);

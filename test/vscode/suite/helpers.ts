@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { INPUT_MARKER, SCREENSHOT_MARKER, SCREENSHOTS_ENV, type InputReceipt, type InputRequest, type ScreenshotReceipt, type ScreenshotRequest } from '../protocol';
+import { strictRefusal, strictSkips } from '../../helpers/skip-policy';
 
 /** The repository root, from the compiled suite under out/test/vscode/suite. */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..', '..');
@@ -137,8 +138,13 @@ export function engineServerPid(): number | undefined {
 }
 
 
-/** Says why in the runner's output (the extension host forwards console.log only), then skips: mocha counts it as skipped. */
+/**
+ * Says why in the runner's output (the extension host forwards console.log only), then skips: mocha
+ * counts it as skipped. In strict mode (XRT_STRICT_SKIPS=1, as CI runs) it fails the test instead: no
+ * editor test needs what this kind of machine cannot have (test/helpers/skip-policy.ts).
+ */
 export function skipBecause(ctx: Mocha.Context, reason: string): never {
+  if (strictSkips()) throw new Error(strictRefusal(reason, undefined));
   console.log(`      skipped: ${reason}`);
   ctx.skip();
   throw new Error('unreachable'); // ctx.skip() throws; this satisfies the `never` type
