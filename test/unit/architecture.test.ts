@@ -39,6 +39,13 @@ function crossings(from: Part, never: Part[]): string[] {
   );
 }
 
+/** Files of `part` that import the editor's API (`vscode`, or the language client or server packages built on it). */
+function editorImports(part: Part): string[] {
+  return sources(path.join(SRC, part))
+    .filter((f) => specifiers(f).some((s) => /^vscode(-languageclient|-languageserver)?(\/|$)/.test(s)))
+    .map((f) => path.relative(REPO_ROOT, f));
+}
+
 describe('architecture', () => {
   it('keeps src/engine free of vscode imports (it runs in plain Node, the CLI and the server)', () => {
     const offenders = sources(path.join(REPO_ROOT, 'src', 'engine')).filter((f) =>
@@ -72,7 +79,17 @@ describe('architecture', () => {
 
     it('src/mcp imports nothing from src/server, src/extension, src/shared or src/cli (the engine\'s tools over MCP, nothing of the editor\'s wire)', () => {
       assert.deepEqual(crossings('mcp', ['server', 'extension', 'shared', 'cli']), []);
-      const vscode = sources(path.join(SRC, 'mcp')).filter((f) => specifiers(f).some((s) => /^vscode(-languageclient|-languageserver)?(\/|$)/.test(s)));
+      assert.deepEqual(editorImports('mcp'), []);
+    });
+
+    it('src/cli imports nothing from src/extension, src/server or src/shared, nor vscode (the command runs with no editor)', () => {
+      assert.deepEqual(crossings('cli', ['extension', 'server', 'shared']), []);
+      assert.deepEqual(editorImports('cli'), []);
+    });
+
+    it('src/server imports nothing from src/extension or src/cli, nor vscode itself (its process has no editor API)', () => {
+      assert.deepEqual(crossings('server', ['extension', 'cli']), []);
+      const vscode = sources(path.join(SRC, 'server')).filter((f) => specifiers(f).some((s) => /^vscode(\/|$)/.test(s)));
       assert.deepEqual(vscode, []);
     });
 
