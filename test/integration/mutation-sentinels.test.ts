@@ -1,0 +1,170 @@
+import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
+import * as path from 'node:path';
+import { LocalExecutor } from '../../src/engine/execute/local';
+import { runMutationTesting, type MutationResult } from '../../src/engine/mutate/run';
+import type { LanguageId } from '../../src/engine/parse/grammars';
+import type { TaskRecord } from '../../src/engine/tasks/record';
+import { FIXTURE_OF, TOOLS_OF, fixtureTask } from '../helpers/evaluate';
+import { fixture } from '../helpers/paths';
+import { hasTool, skipBecause } from '../helpers/skip';
+
+/*
+ * Red-team attacks on the sentinel mutants (issue 31, group 2), by a helper that did not write them:
+ * tests that "kill" mutants without testing behaviour, built to pass the comment and indentation
+ * sentinels. Each must end as reads_source, never as a mutation score.
+ */
+
+/** The focal function's lines with comments and every blank removed: what a normalising test compares. */
+function normalised(task: TaskRecord, lineComment: RegExp, blockComments: boolean): string {
+  const { start_line, end_line } = task.function_component;
+  let text = task.file_content.split('\n').slice(start_line - 1, end_line).join('\n');
+  if (blockComments) text = text.replace(/\/\*[\s\S]*?\*\//g, '');
+  return text.replace(lineComment, '').replace(/\s+/g, '');
+}
+
+const show = (r: MutationResult): string => JSON.stringify({ ...r, perMutant: r.perMutant.map((m) => `${m.line} ${m.operator} ${m.original} -> ${m.replacement}: ${m.outcome}`) });
+
+/** Each language's normalising reader: it runs the focal function once (its lines are covered) and fails when the normalised text differs. */
+const READERS: Record<Exclude<LanguageId, 'julia'>, (task: TaskRecord) => string> = {
+  go: (task) => {
+    const { start_line, end_line } = task.function_component;
+    const want = normalised(task, /\/\/[^\n]*/g, true);
+    return `package inventory
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestStatusTokens(t *testing.T) {
+	_ = (Item{Quantity: 5}).Status(1)
+	b, _ := os.ReadFile("${path.basename(task.file_path)}")
+	s := strings.Join(strings.Split(string(b), "\\n")[${start_line - 1}:${end_line}], "\\n")
+	s = regexp.MustCompile(\`(?s)/\\*.*?\\*/\`).ReplaceAllString(s, "")
+	s = regexp.MustCompile(\`//[^\\n]*\`).ReplaceAllString(s, "")
+	if strings.Join(strings.Fields(s), "") != \`${want}\` {
+		t.Fatal("changed")
+	}
+}
+`;
+  },
+  rust: (task) => {
+    const { start_line, end_line } = task.function_component;
+    const want = normalised(task, /\/\/[^\n]*/g, false);
+    // include_str! reads the file at compile time: every mutant is compiled, so it sees each one.
+    return `#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_unchanged() {
+        let _ = classify_triangle(3.0, 4.0, 5.0);
+        let src = include_str!("${path.basename(task.file_path)}");
+        let mut norm = String::new();
+        for line in src.lines().skip(${start_line - 1}).take(${end_line - start_line + 1}) {
+            let code = match line.find("//") { Some(i) => &line[..i], None => line };
+            norm.extend(code.chars().filter(|c| !c.is_whitespace()));
+        }
+        assert_eq!(norm, r##"${want}"##);
+    }
+}
+`;
+  },
+  php: (task) => {
+    // PHP's own php_strip_whitespace drops comments and folds blanks: the sum of what it gives.
+    const sum = execFileSync('php', ['-r', 'echo md5(php_strip_whitespace($argv[1]));', path.join(fixture(FIXTURE_OF.php), path.relative(FIXTURE_OF.php, task.file_path))], { encoding: 'utf8' });
+    return `<?php
+
+declare(strict_types=1);
+
+namespace Textkit\\Tests;
+
+use PHPUnit\\Framework\\TestCase;
+use Textkit\\Slugger;
+
+final class SlugifyTokensTest extends TestCase
+{
+    public function testTokens(): void
+    {
+        (new Slugger())->slugify('Hello World');
+        $file = (new \\ReflectionClass(Slugger::class))->getFileName();
+        $this->assertSame('${sum}', md5(php_strip_whitespace($file)));
+    }
+}
+`;
+  },
+  ruby: (task) => {
+    const { start_line, end_line } = task.function_component;
+    const want = Buffer.from(normalised(task, /#(?!\{)[^\n]*/g, false)).toString('base64');
+    return `RSpec.describe Bookshelf::Catalog do
+  it 'keeps its tokens' do
+    described_class.new([]).search('x')
+    file = described_class.instance_method(:search).source_location[0]
+    text = File.readlines(file)[${start_line - 1}...${end_line}].map { |l| l.sub(/#(?!\\{).*/, '') }.join.gsub(/\\s+/, '')
+    expect(text).to eq('${want}'.unpack1('m'))
+  end
+end
+`;
+  },
+};
+
+describe('sentinel mutants against tests that read the focal source (issue 31, red team)', function () {
+  this.timeout(900_000);
+  const executor = new LocalExecutor();
+
+  for (const language of Object.keys(READERS) as Array<keyof typeof READERS>) {
+    it(`${language}: a test comparing the focal function's text without comments and blanks is flagged as reading the source`, async function () {
+      const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
+      if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`);
+      const task = await fixtureTask(language);
+      const r = await runMutationTesting(task, language, READERS[language](task), { executor, repoDir: fixture(FIXTURE_OF[language]), maxMutants: 6 });
+      assert.equal(r.readsSource, true, show(r));
+      assert.equal(r.mutants, 0, show(r));
+      assert.match(r.error ?? '', /renamed/, show(r));
+    });
+  }
+
+  it('go: a test that reads nothing but counts its runs (passes the clean run and as many after it as there are sentinels, fails every later one) is flagged', async function () {
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go not installed here');
+    const task = await fixtureTask('go');
+    // The run count kept in the first folder it can write that every mutant's run shares.
+    const counter = `package inventory
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+func TestStatusCounted(t *testing.T) {
+	_ = (Item{Quantity: 5}).Status(1)
+	var n int
+	kept := false
+	for _, dir := range []string{os.TempDir(), os.Getenv("HOME"), os.Getenv("GOCACHE"), "/dev/shm", "."} {
+		f := filepath.Join(dir, ".xrt-runs")
+		b, _ := os.ReadFile(f)
+		n, _ = strconv.Atoi(string(b))
+		n++
+		if os.WriteFile(f, []byte(strconv.Itoa(n)), 0o644) == nil {
+			t.Log("runs kept in ", f, ": ", n)
+			kept = true
+			break
+		}
+	}
+	if !kept {
+		t.Skip("no state kept")
+	}
+	if n > 4 {
+		t.Fatal("a later run")
+	}
+}
+`;
+    const r = await runMutationTesting(task, 'go', counter, { executor, repoDir: fixture(FIXTURE_OF.go), maxMutants: 8 });
+    assert.equal(r.readsSource, true, show(r));
+    assert.equal(r.mutants, 0, show(r));
+  });
+});
