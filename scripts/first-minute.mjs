@@ -6,6 +6,7 @@
 // file opened from Quick Open and the first "Generate scored tests" lens clicked, until its score shows.
 //
 //   node scripts/first-minute.mjs --repo ../rr/uuid --out out/first-minute/uuid [--open uuid.go --line 68] [--seconds 60]
+//     [--then mutants,improve,accept]
 //     [--build-times <an earlier trial's profile>/xdg/cache/xrepotest/build-times.json] [--settings JSON]
 //
 // Prints a timeline (seconds since the page opened: what the status bar and the lenses said) and the
@@ -32,6 +33,7 @@ const out = path.resolve(arg('out', path.join(os.tmpdir(), 'first-minute')));
 const openFile = arg('open', '');
 const line = arg('line', '');
 const seconds = Number(arg('seconds', '60'));
+const thenSteps = arg('then', '').split(',').filter(Boolean);
 // The build measures of an earlier trial (its profile's xdg/cache/xrepotest/build-times.json): with them
 // the warm-up's progress says what the first build took last time; every build cache is still empty.
 const buildTimes = arg('build-times', '');
@@ -152,6 +154,40 @@ try {
     await page.locator('.contentWidgets .codelens-decoration span, .contentWidgets .codelens-decoration a').filter({ hasText: /[✓✗◌⚠⏸]/ }).first().hover().catch(() => undefined);
     await page.waitForTimeout(1500);
     await shot('lens-scored-hover');
+    // What a user does next with the score (`--then mutants,improve,accept`), each clicked on the same
+    // lens line, recorded until the lens settles again (or the notification it shows).
+    for (const step of thenSteps) {
+      const label = { mutants: 'Check with mutants', improve: 'Improve', accept: 'Accept test' }[step];
+      if (!label) throw new Error(`--then: unknown step ${step} (mutants, improve, accept)`);
+      const action = page.locator('.contentWidgets .codelens-decoration a', { hasText: label }).locator('visible=true').first();
+      if (!(await action.waitFor({ timeout: 10_000 }).then(() => true, () => false))) {
+        timeline.push({ s: at(), step, absent: `the lens offers no "${label}"` });
+        continue;
+      }
+      const before = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
+      timeline.push({ s: at(), clicked: label });
+      await action.click();
+      if (step === 'accept') {
+        const toast = page.locator('.notifications-toasts .notification-toast').filter({ hasText: /now in/ }).first();
+        const shown = await toast.waitFor({ timeout: 60_000 }).then(() => true, () => false);
+        timeline.push({ s: at(), notification: shown ? (await toast.innerText()).replace(/\s+/g, ' ') : '(none within 60 s)' });
+        await shot('after-accept');
+        continue;
+      }
+      // The lens answers the click (its progress, or already the new score) within a few seconds.
+      for (let i = 0; i < 25 && (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ') === before; i++) await page.waitForTimeout(200);
+      const until = Date.now() + 15 * 60_000;
+      while (Date.now() < until) {
+        const lens = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
+        if (lens && !seen.has(lens)) {
+          seen.add(lens);
+          timeline.push({ s: at(), lens });
+        }
+        if (/[✓✗◌⚠⏸]/.test(lens) && !/Cancel/.test(lens)) break;
+        await page.waitForTimeout(200);
+      }
+      await shot(`after-${step}`);
+    }
   }
 } catch (e) {
   const page = browser?.contexts()[0]?.pages()[0];

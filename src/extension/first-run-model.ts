@@ -18,6 +18,25 @@ export function shouldOpenWalkthrough(state: { seen: boolean | undefined; openOn
   return state.seen !== true && state.openOnInstall !== false;
 }
 
+/** How long after activation the walkthrough is watched for an editor's own start page opening over it. */
+export const WALKTHROUGH_WATCH_MS = 15_000;
+/** At most this many re-openings (a user who goes back to the other walkthrough is not fought). */
+export const WALKTHROUGH_MAX_REOPEN = 2;
+
+/**
+ * Whether to open ours again: an editor's own start walkthrough ("Walkthrough: Setup VS Code Web" in
+ * code-server and VS Code Web) can open after an extension activated on a just-trusted workspace, in
+ * the one Welcome editor, replacing ours. Only such a start page is replaced, never a file or another
+ * editor the user opened, and only a bounded number of times; in a locale whose labels differ, nothing
+ * is re-opened (as before this rule).
+ */
+export function shouldReopenWalkthrough(state: { activeTabLabel: string | undefined; ourNames: string[]; reopened: number }): boolean {
+  const label = state.activeTabLabel ?? '';
+  // The Welcome editor names an extension's walkthrough by the extension ("Walkthrough: XRepoTest").
+  if (state.reopened >= WALKTHROUGH_MAX_REOPEN || state.ourNames.some((name) => label === `Walkthrough: ${name}`)) return false;
+  return /^Walkthrough: /.test(label) || label === 'Welcome';
+}
+
 export const BASELINE_NOTICE = 'No model is set: XRepoTest writes offline smoke tests (no assertions). Choose a model for tests that check results.';
 export const NOTICE_ACTIONS = { choose: 'Choose a model', key: 'Set an API key', keep: 'Keep the offline tests' } as const;
 export type NoticeAction = (typeof NOTICE_ACTIONS)[keyof typeof NOTICE_ACTIONS];

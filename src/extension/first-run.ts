@@ -16,9 +16,11 @@ import {
   NOTICE_ACTIONS,
   noticeCommand,
   shouldOpenWalkthrough,
+  shouldReopenWalkthrough,
   shouldShowBaselineNotice,
   WALKTHROUGH_ID,
   WALKTHROUGH_SEEN_KEY,
+  WALKTHROUGH_WATCH_MS,
 } from './first-run-model';
 import { onDidScoreFunction, onWillScoreFunction } from './scoring';
 import { choiceDescription, settingChoices } from './setting-choices';
@@ -46,9 +48,7 @@ export function registerFirstRun({ context, log }: Engine): FirstRunApi {
   const openOnInstall = vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall');
   const openWalkthrough = shouldOpenWalkthrough({ seen, openOnInstall });
   log.info(`walkthrough: ${openWalkthrough ? 'first activation, opening it' : seen ? 'offered before' : 'the editor does not open walkthroughs on install'}`);
-  if (openWalkthrough) {
-    void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false).then(undefined, (e: Error) => log.warn(`the walkthrough did not open: ${e.message}`));
-  }
+  if (openWalkthrough) openWalkthroughOverStartPage(context, log);
   if (seen !== true) void context.globalState.update(WALKTHROUGH_SEEN_KEY, true);
 
   const answerBaselineNotice = async (answer: string | undefined): Promise<unknown> => {
@@ -152,4 +152,33 @@ async function chooseModel(context: vscode.ExtensionContext, log: vscode.LogOutp
     if (set) await vscode.commands.executeCommand('xrepotest.setApiKey', provider);
   }
   return provider;
+}
+
+/**
+ * Open the walkthrough, and put it in place of the editor's own start walkthrough when that one holds
+ * the Welcome editor during the first seconds (code-server shows "Setup VS Code Web" with a step
+ * chosen, and while it does `openWalkthrough` keeps it: a new user saw only that one).
+ */
+function openWalkthroughOverStartPage(context: vscode.ExtensionContext, log: Engine['log']): void {
+  const open = (): void => {
+    void vscode.commands.executeCommand('workbench.action.openWalkthrough', `${context.extension.id}#${WALKTHROUGH_ID}`, false).then(undefined, (e: Error) => log.warn(`the walkthrough did not open: ${e.message}`));
+  };
+  const pkg = context.extension.packageJSON as { displayName?: string; contributes?: { walkthroughs?: { id: string; title: string }[] } };
+  const ourNames = [pkg.displayName, pkg.contributes?.walkthroughs?.find((w) => w.id === WALKTHROUGH_ID)?.title].filter((n): n is string => !!n);
+  let reopened = 0;
+  const check = (): void => {
+    const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+    if (!tab || !shouldReopenWalkthrough({ activeTabLabel: tab.label, ourNames, reopened })) return;
+    reopened += 1;
+    log.info(`walkthrough: "${tab.label}" opened over it; opening it again`);
+    // The command does nothing while a Welcome editor with a chosen walkthrough step is active (it keeps
+    // that step): the start page is closed first, then ours opens in its place.
+    void vscode.window.tabGroups.close(tab, true).then(open, (e: Error) => log.warn(`the start page did not close: ${e.message}`));
+  };
+  const watch = vscode.window.tabGroups.onDidChangeTabs(check);
+  const stop = setTimeout(() => watch.dispose(), WALKTHROUGH_WATCH_MS);
+  context.subscriptions.push(watch, { dispose: () => clearTimeout(stop) });
+  open();
+  // The start page may already be there (opened before the trust that activated us): look once it settled.
+  setTimeout(check, 1500);
 }

@@ -192,6 +192,8 @@ function smokeWhy(r: Pick<Scored, 'provider'>): string {
 
 /** `caught 1 of 2 mutants (1 by timing out)`, counted as the stored records count it (counts.ts). */
 function mutantsCaught(m: NonNullable<Scored['mutation']>): string {
+  // Mutants are made only on the lines the test runs: none there is not "caught 0 of 0".
+  if (m.mutants === 0) return 'no mutant on the lines it runs';
   return `caught ${detectedMutants(m)} of ${m.viable} mutant${m.viable === 1 ? '' : 's'}${m.timedOut ? ` (${m.timedOut} by timing out)` : ''}`;
 }
 
@@ -247,7 +249,9 @@ export function scoreTooltip(r: Scored): string {
     r.invoked ? `calls ${name}: the test calls ${name} itself (not only other code of the package).` : `does not call ${name}: the test never calls ${name} itself, so it does not test it.`,
   ];
   if (r.passed && r.reruns) lines.push(`passed all ${r.reruns.runs} runs: after passing once it ran ${r.reruns.runs - 1} more times, each in a fresh copy, to rule out a flaky test ("xrepotest.reruns").`);
-  if (r.mutation && !r.mutation.error)
+  if (r.mutation && !r.mutation.error && r.mutation.mutants === 0)
+    lines.push(`no mutant on the lines it runs: mutants (a + turned into a -, a condition negated…) are made only on the ${r.coveredLines.length} line(s) the test runs, and no change of that kind applies there. A test that runs more of ${name} gets mutants to catch.`);
+  else if (r.mutation && !r.mutation.error)
     lines.push(
       `${mutantsCaught(r.mutation)}: ${r.mutation.viable} small changes were made to the lines the test runs (a + turned into a -, a condition negated…); a mutant is caught when the test then fails${r.mutation.timedOut ? ' or runs out of time' : ''}. A test that checks results catches most of them.${r.mutation.mutants > r.mutation.viable ? ` ${r.mutation.mutants - r.mutation.viable} more of the ${r.mutation.mutants} mutants made did not compile (a change the type checker or parser refuses): they say nothing about the test and are not counted.` : ''}`,
     );

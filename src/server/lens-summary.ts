@@ -26,6 +26,6 @@ export function lensSummaryOf(r: Scored): string {
   else parts.push(`${r.passed ? '✓' : '✗'} ${r.testsPassed}/${r.testsRan}`);
   parts.push(`${linesRun(r)} %`);
   if (!(r.passed && r.smoke)) parts.push(r.invoked ? `calls ${r.functionName}` : `no call to ${r.functionName}`);
-  if (r.mutation && !r.mutation.error) parts.push(`${detectedMutants(r.mutation)}/${r.mutation.viable} mutants`);
+  if (r.mutation && !r.mutation.error) parts.push(r.mutation.mutants === 0 ? 'no mutants' : `${detectedMutants(r.mutation)}/${r.mutation.viable} mutants`);
   return parts.join(' · ');
 }

@@ -8,6 +8,8 @@ import {
   NOTICE_ACTIONS,
   noticeCommand,
   shouldOpenWalkthrough,
+  shouldReopenWalkthrough,
+  WALKTHROUGH_MAX_REOPEN,
   shouldShowBaselineNotice,
   WALKTHROUGH_ID,
 } from '../../src/extension/first-run-model';
@@ -21,6 +23,23 @@ describe('first run: walkthrough, baseline notice, choosing a model', () => {
     // The second activation: the flag the first one set.
     assert.equal(shouldOpenWalkthrough({ seen: true, openOnInstall: true }), false);
     assert.equal(shouldOpenWalkthrough({ seen: undefined, openOnInstall: false }), false);
+  });
+
+  it("opens it again only over an editor's own start walkthrough, a bounded number of times", () => {
+    const ourNames = ['XRepoTest', 'Get started with XRepoTest'];
+    const reopen = (activeTabLabel: string | undefined, reopened = 0): boolean => shouldReopenWalkthrough({ activeTabLabel, ourNames, reopened });
+    // code-server's own, shown in the Welcome editor over ours.
+    assert.equal(reopen('Walkthrough: Setup VS Code Web'), true);
+    assert.equal(reopen('Welcome'), true);
+    // Ours is there, or the user opened something else: left alone.
+    // Ours, as the Welcome editor names it (seen in code-server: "Walkthrough: XRepoTest").
+    assert.equal(reopen('Walkthrough: XRepoTest'), false);
+    assert.equal(reopen('Walkthrough: Get started with XRepoTest'), false);
+    assert.equal(reopen('parse.rs'), false);
+    assert.equal(reopen('Welcome.md'), false);
+    assert.equal(reopen(undefined), false);
+    // A user who goes back to the other walkthrough is not fought.
+    assert.equal(reopen('Walkthrough: Setup VS Code Web', WALKTHROUGH_MAX_REOPEN), false);
   });
 
   it('contributes the walkthrough it opens, each step with its markdown in the package', () => {

@@ -30,6 +30,8 @@ describe('the score lens, short', () => {
     assert.equal(lensSummaryOf({ ...base, passed: false, failureCategory: 'flaky', reruns: { runs: 3, passed: 2 } }), '⚠ flaky 2/3 · 100 % · calls Commaf');
     assert.equal(lensSummaryOf({ ...base, invoked: false, coveredLines: [] }), '✓ 1/1 · 0 % · no call to Commaf');
     assert.equal(lensSummaryOf({ ...base, mutation: { killed: 12, timedOut: 2, viable: 16, mutants: 18, score: 0.875 } }), '✓ 1/1 · 100 % · calls Commaf · 14/16 mutants');
+    // None made (mutants are made only on the lines the test runs): said, not `0/0`.
+    assert.equal(lensSummaryOf({ ...base, mutation: { killed: 0, timedOut: 0, viable: 0, mutants: 0, score: 0 } }), '✓ 1/1 · 100 % · calls Commaf · no mutants');
     assert.equal(lensSummaryOf({ ...base, suite: { tests: 3, first: { covered: 2, executable: 4 }, rounds: [] } }), 'suite of 3 · ✓ 1/1 · 100 % · calls Commaf');
   });
 
@@ -38,6 +40,9 @@ describe('the score lens, short', () => {
     assert.match(tip, /16 small changes were made/);
     assert.match(tip, /2 more of the 18 mutants made did not compile .*not counted/);
     assert.doesNotMatch(scoreTooltip({ ...base, mutation: { killed: 1, timedOut: 0, viable: 2, mutants: 2, score: 0.5 } }), /did not compile/);
+    const none = { ...base, mutation: { killed: 0, timedOut: 0, viable: 0, mutants: 0, score: 0 } };
+    assert.match(summaryOf(none), /no mutant on the lines it runs$/);
+    assert.match(scoreTooltip(none), /made only on the \d+ line\(s\) the test runs/);
   });
 
   it('says what stopped a test that never ran, with nothing measured', () => {
