@@ -1,6 +1,7 @@
 /**
  * Turning what a sandboxed run reports (paths in the disposable copy, the compiler's and runner's
- * text) into places in the workspace and in the candidate's test code. Pure: no engine, no editor.
+ * text) into places in the workspace and in the candidate's test code. No I/O and no editor: it
+ * uses the engine's sandbox-path rules and language adapters, the same ones the engine reports with.
  */
 import * as path from 'node:path';
 import { mapSandboxPaths } from '../engine/execute/sandbox-paths';

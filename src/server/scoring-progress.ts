@@ -30,8 +30,6 @@ export type ScoringPhase =
   | { kind: 'rerunning'; run: number; total: number }
   | { kind: 'mutation'; done: number; total: number };
 
-export type ScoringPhaseKind = ScoringPhase['kind'];
-
 /** The phase in plain words, ending in an ellipsis (it is still going). */
 export function phaseText(phase: ScoringPhase): string {
   switch (phase.kind) {

@@ -1,7 +1,8 @@
 /**
  * Who runs a list of independent units of work (a benchmark's tasks, a generate run's tasks, a
  * `run`'s tests), and how many at once. The unit of work — one task step — never knows which
- * scheduler runs it: the in-process pool below today, a distributed queue tomorrow.
+ * scheduler runs it. The in-process pool (in-process-pool.ts) implements this; the BullMQ queue of
+ * engine/distributed, which spreads a run's tasks over workers, does not go through it.
  */
 export interface ScheduleOptions<S> {
   /** At most this many units run at the same time (at least 1). */
