@@ -1,4 +1,5 @@
 import * as assert from 'node:assert';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -49,20 +50,22 @@ describe('distributed queue: the run key and signed messages', () => {
   it('a key is 32 random bytes\' worth of text; none, or a short one, is refused saying how to make one', () => {
     assert.throws(() => new RunKey('hunter2'), RunKeyError);
     assert.throws(() => new RunKey('a'.repeat(42)), /64 hex digits/);
-    assert.ok(new RunKey(Buffer.alloc(32, 7).toString('base64')).id);
+    assert.ok(new RunKey(randomBytes(32).toString('base64')).id);
     assert.throws(() => loadRunKey(undefined, {}), /needs a run key.*queue new-key/);
-    assert.equal(loadRunKey(undefined, { XREPOTEST_RUN_KEY: `${'ab'.repeat(32)}\n` }).id, new RunKey('ab'.repeat(32)).id);
+    const k = newRunKey();
+    assert.equal(loadRunKey(undefined, { XREPOTEST_RUN_KEY: `${k}\n` }).id, new RunKey(k).id);
   });
 
   it('a key file: read, said when others can read it, refused when missing', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-key-'));
     try {
       const file = path.join(dir, 'run.key');
-      fs.writeFileSync(file, `${'cd'.repeat(32)}\n`, { mode: 0o644 });
+      const k = newRunKey();
+      fs.writeFileSync(file, `${k}\n`, { mode: 0o644 });
       fs.chmodSync(file, 0o644);
       const warnings: string[] = [];
       // The file wins over the environment.
-      assert.equal(loadRunKey(file, { XREPOTEST_RUN_KEY: 'ef'.repeat(32) }, (l) => warnings.push(l)).id, new RunKey('cd'.repeat(32)).id);
+      assert.equal(loadRunKey(file, { XREPOTEST_RUN_KEY: newRunKey() }, (l) => warnings.push(l)).id, new RunKey(k).id);
       assert.match(warnings.join('\n'), /can be read by other users.*chmod 600/);
       assert.throws(() => loadRunKey(path.join(dir, 'none'), {}), /no such file.*queue new-key/);
       assert.throws(() => loadRunKey(dir, {}), /not a key file/);

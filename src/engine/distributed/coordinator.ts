@@ -7,7 +7,7 @@ import type { LanguageId } from '../languages';
 import type { ResultRecord } from '../store/results';
 import type { LoadedTask } from '../tasks/load';
 import { connectionOptions, type QueueAddress } from './queue-url';
-import { seal, unseal, type RunKey } from './run-key';
+import { printable, seal, unseal, type RunKey } from './run-key';
 import { checkJobResult, JOB_FORMAT, jobIdOf, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult, type TaskSource } from './task-job';
 
 /** A task's answer from the workers: its new records (to append once), or why no worker could run it. */
@@ -44,6 +44,8 @@ interface Waiter {
   queue: Queue;
   /** The nonce of the job this coordinator signed: the only answer taken is the one to it. */
   nonce?: string;
+  /** The job is in Redis (added or found): from then on, a job missing there was removed by someone. */
+  queued?: boolean;
   resolve(o: RemoteOutcome): void;
   reject(e: unknown): void;
 }
@@ -145,6 +147,8 @@ export class QueueCoordinator implements RemoteRunner {
     } else if ((await existing.getState()) === 'failed') {
       await existing.retry('failed'); // a resumed run gives a failed task another go
     }
+    const w = this.waiting.get(id);
+    if (w) w.queued = true;
     void this.settle(id);
     return outcome;
   }
@@ -164,7 +168,15 @@ export class QueueCoordinator implements RemoteRunner {
     const w = this.waiting.get(id);
     if (!w?.nonce) return;
     // The state first (cheap); the job itself, with its records, only once it is finished.
-    const state = await w.queue.getJobState(id).catch(() => 'unknown');
+    const state = await w.queue.getJobState(id).catch(() => 'unreachable');
+    if (state === 'unknown' && w.queued && this.waiting.delete(id)) {
+      // Only this coordinator removes its jobs, after their answer is appended: someone with access to
+      // Redis deleted it, or changed its options so that BullMQ did (removeOnComplete). Waiting on would
+      // be forever.
+      this.refused(`the job of task ${labelOf(w.task)} is no longer in Redis`);
+      w.resolve({ failed: 'its job is no longer in Redis (removed by someone with access to it, not by this run); run the same command again to send it afresh' });
+      return;
+    }
     if (state !== 'completed' && state !== 'failed') return;
     const job = await Job.fromId(w.queue, id).catch(() => undefined);
     if (!job) return;
@@ -186,7 +198,8 @@ export class QueueCoordinator implements RemoteRunner {
       w.resolve({ result: checked.result, ack: () => job.remove().catch(() => undefined) });
     } else if (state === 'failed') {
       if (!this.waiting.delete(id)) return;
-      w.resolve({ failed: job.failedReason || 'the job failed' });
+      // BullMQ's failure reason is whatever the failing side wrote: no run key signs it.
+      w.resolve({ failed: `${printable(job.failedReason || 'the job failed', 2000)} (a reason as Redis holds it: not signed)` });
     }
   }
 

@@ -29,6 +29,22 @@ export function newRunKey(): string {
  */
 const KEY_TEXT = /^(?:[0-9a-fA-F]{64,}|[A-Za-z0-9+/_-]{43,}={0,2})$/;
 
+/**
+ * A key of the right length that is no random text: few distinct characters, or a short pattern
+ * repeated ('ab' x 32, '0123456789abcdef' x 4). 64 random hex digits hold fewer than 10 distinct ones
+ * with a chance below 1e-10, and repeat a pattern never in practice.
+ */
+function guessable(text: string): boolean {
+  const body = text.replace(/=+$/, '');
+  if (new Set(body).size < 10) return true;
+  for (let p = 1; p <= body.length / 2; p++) {
+    let repeats = true;
+    for (let i = p; i < body.length && repeats; i++) repeats = body[i] === body[i - p];
+    if (repeats) return true;
+  }
+  return false;
+}
+
 export class RunKey {
   /** Names the key in messages and logs (an HMAC of a constant): it tells nothing of the key. */
   readonly id: string;
@@ -36,7 +52,7 @@ export class RunKey {
 
   constructor(text: string, where = 'the run key') {
     const t = text.trim();
-    if (!KEY_TEXT.test(t)) throw new RunKeyError(`${where} is not a key of 32 random bytes (64 hex digits or 43 base64 characters): ${RUN_KEY_HOW}`);
+    if (!KEY_TEXT.test(t) || guessable(t)) throw new RunKeyError(`${where} is not a key of 32 random bytes (64 hex digits or 43 base64 characters): ${RUN_KEY_HOW}`);
     this.secret = Buffer.from(t, 'utf8');
     this.id = this.mac('xrepotest run key id').slice(0, 16);
   }
@@ -55,7 +71,7 @@ export class RunKey {
 /**
  * The run key from `--run-key-file` (first) or XREPOTEST_RUN_KEY; none is refused, saying how to
  * make one. A key file other users may read is said (`warn`), not refused: a Kubernetes Secret's
- * files are mounted 0644 by default.
+ * files are mounted 0644 by default; one they may write is refused.
  */
 export function loadRunKey(file: string | undefined, env: NodeJS.ProcessEnv = process.env, warn: (line: string) => void = () => undefined): RunKey {
   if (file) {
@@ -66,6 +82,8 @@ export function loadRunKey(file: string | undefined, env: NodeJS.ProcessEnv = pr
       throw new RunKeyError(`--run-key-file ${file}: ${(e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (e as Error).message}; ${RUN_KEY_HOW}`);
     }
     if (!st.isFile() || st.size > 4096) throw new RunKeyError(`--run-key-file ${file} is not a key file (a regular file of one line); ${RUN_KEY_HOW}`);
+    // Whoever can write it can put in a key they know, and then sign jobs and answers.
+    if (st.mode & 0o022) throw new RunKeyError(`--run-key-file ${file}: other users can write it (mode ${(st.mode & 0o777).toString(8)}): chmod 600 ${file}`);
     if (st.mode & 0o077) warn(`warning: the run key file ${file} can be read by other users of this machine (chmod 600 ${file})`);
     return new RunKey(fs.readFileSync(file, 'utf8'), `--run-key-file ${file}`);
   }
@@ -138,6 +156,17 @@ export function unseal(key: RunKey, data: unknown, expect: MessageBinding): { pa
     if (body[k] !== expect[k]) return { problem: `it is signed for another ${k === 'reply' ? 'issue of the job' : k} (${JSON.stringify(body[k])}, not ${JSON.stringify(expect[k])}): a replayed message` };
   }
   return { payload: body.payload, nonce: body.nonce };
+}
+
+/**
+ * Text read from Redis as one line of plain text, at most `max` characters: control characters (line
+ * breaks, terminal escapes, C1 codes) and bidirectional overrides are written as \u escapes. A Redis
+ * writer sets failure reasons and job ids; printed as they are, they could clear a line and print a
+ * forged summary in the operator's terminal.
+ */
+export function printable(text: string, max: number): string {
+  const cut = text.length > max ? `${text.slice(0, max)}…` : text;
+  return cut.replace(/[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**

@@ -78,10 +78,17 @@ function gitEnv(): NodeJS.ProcessEnv {
   };
 }
 
+/**
+ * No HTTP redirect is followed: the worker's operator allowed the job's URL (source-policy.ts), and a
+ * server there answering 301 to another host or port would have git fetch from where the operator
+ * did not allow (an internal server, with the worker's ~/.netrc).
+ */
+const NO_REDIRECTS = ['-c', 'http.followRedirects=false'];
+
 async function git(args: string[], cwd?: string): Promise<string> {
   // Its own process group: a Ctrl-C at the worker's terminal stops the worker gracefully and lets a
   // fetch in progress finish, instead of killing it under the task.
-  const r = await runDetached('git', args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
+  const r = await runDetached('git', [...NO_REDIRECTS, ...args], { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 });
   return r.stdout;
 }
 

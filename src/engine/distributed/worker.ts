@@ -9,7 +9,7 @@ import type { LoadedTask } from '../tasks/load';
 import { readSandboxFile } from '../execute/safe-fs';
 import { pathInRepository, repositoryFolderOf } from '../tasks/task-path';
 import { connectionOptions, type QueueAddress } from './queue-url';
-import { FinishedMessages, seal, unseal, type RunKey, type SignedMessage } from './run-key';
+import { FinishedMessages, printable, seal, unseal, type RunKey, type SignedMessage } from './run-key';
 import { sourceProblem, type SourceRule } from './source-policy';
 import { checkoutOf } from './sources';
 import { checkJobData, endpointProblem, JOB_FORMAT, QUEUE_PREFIX, queueName, type JobExperiment, type TaskJobData, type TaskJobResult } from './task-job';
@@ -113,7 +113,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
   /** Refuses a job unrun: failed at once (no retries), said here and counted. */
   const refuse = (job: Job, problem: string): never => {
     refused++;
-    opts.log(`refused job ${job.id} of ${job.queueName}: ${problem} (${refused} refused so far)`);
+    opts.log(`refused job ${printable(String(job.id), 100)} of ${job.queueName}: ${problem} (${refused} refused so far)`);
     throw new UnrecoverableError(`refused by ${opts.name}: ${problem}`);
   };
   const processor = async (job: Job): Promise<SignedMessage> => {
@@ -215,7 +215,7 @@ export async function startQueueWorker(opts: QueueWorkerOptions): Promise<QueueW
     });
     w.on('failed', (job, err) => {
       answered.delete(String(job?.id));
-      if (!err.message.startsWith('refused by ')) opts.log(`job ${job?.id ?? '?'} failed here: ${err.message}`);
+      if (!err.message.startsWith('refused by ')) opts.log(`job ${printable(String(job?.id ?? '?'), 100)} failed here: ${err.message}`);
     });
     return w;
   });
