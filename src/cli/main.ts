@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { executorKindList, isExecutorKind } from '../engine/execute/create-executor';
+import { configureEngineConnection, DEFAULT_ENGINE_TIMEOUT_MS } from '../engine/execute/engine-connection';
 import { DEFAULT_TIMEOUTS } from '../engine/execute/toolchain';
 import { RELEASE_FILTERS } from '../engine/extract/filters';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from '../engine/extract/limits';
@@ -42,7 +43,13 @@ export function buildProgram(): Command {
   const program = new Command('xrepotest')
     .description('Scored, repository-level unit-test generation for Rust, Go, Julia, PHP and Ruby (XRepoTest).')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // Every verb that reaches a container engine (run, bench, generate, images, doctor, worker, reproduce)
+    // connects through docker-engine.ts: one flag, accepted before or after the verb, sets its wait.
+    .option('--engine-timeout <s>', 'seconds a Docker Engine API that accepts connections may take to answer before it is given up as slow (an absent one fails at once)', positiveInt, DEFAULT_ENGINE_TIMEOUT_MS / 1000)
+    .hook('preAction', (command) => {
+      configureEngineConnection({ timeoutMs: (command.opts() as { engineTimeout: number }).engineTimeout * 1000, onWait: (m) => void process.stderr.write(`xrepotest: ${m}\n`) });
+    });
 
   program
     .command('extract')

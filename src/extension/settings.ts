@@ -27,6 +27,7 @@ export function engineSettings(): EngineSettings {
     lspSource: c.get('lsp.source', d.lspSource),
     executor: c.get('executor', d.executor),
     testTimeoutSeconds: c.get('limits.testTimeoutSeconds', d.testTimeoutSeconds),
+    engineTimeoutSeconds: c.get('limits.engineTimeoutSeconds', d.engineTimeoutSeconds),
     buildSilenceSeconds: c.get('limits.buildSilenceSeconds', d.buildSilenceSeconds),
     buildMinutes: c.get('limits.buildMinutes', d.buildMinutes),
     memoryMb: c.get('limits.memoryMb', d.memoryMb),

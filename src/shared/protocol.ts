@@ -34,6 +34,8 @@ export interface EngineSettings {
   lspSource: (typeof LSP_SOURCES)[number];
   executor: (typeof EXECUTOR_KINDS)[number];
   testTimeoutSeconds: number;
+  /** docker executor: how long an engine that accepts connections may take to answer (slow is not absent). */
+  engineTimeoutSeconds: number;
   /** A build (the project's first build, a test's compile) is stopped when it prints nothing for this long. */
   buildSilenceSeconds: number;
   /** The most a build may take however much it prints; what a stopped first build built is kept. */
@@ -76,6 +78,7 @@ export const DEFAULT_ENGINE_SETTINGS: EngineSettings = {
   lspSource: 'auto',
   executor: 'local',
   testTimeoutSeconds: 300,
+  engineTimeoutSeconds: 30,
   buildSilenceSeconds: 300,
   buildMinutes: 60,
   memoryMb: 2048,
@@ -109,7 +112,7 @@ export interface WithSettings {
 /** Every setting, each of its type: a setting added to EngineSettings and not here fails the typecheck. */
 export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
   type: 'object',
-  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'buildSilenceSeconds', 'buildMinutes', 'memoryMb', 'mutation', 'reruns', 'improveRounds', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
+  required: ['minLines', 'maxLines', 'provider', 'model', 'baseUrl', 'replayFile', 'mode', 'lspSource', 'executor', 'testTimeoutSeconds', 'engineTimeoutSeconds', 'buildSilenceSeconds', 'buildMinutes', 'memoryMb', 'mutation', 'reruns', 'improveRounds', 'requestTimeoutSeconds', 'requestRetries', 'embeddingBaseUrl', 'embeddingModel', 'codeLensFunctions'],
   properties: {
     minLines: int,
     maxLines: int,
@@ -121,6 +124,7 @@ export const ENGINE_SETTINGS_SCHEMA: JSONSchemaType<EngineSettings> = {
     lspSource: literal(LSP_SOURCES),
     executor: literal(EXECUTOR_KINDS),
     testTimeoutSeconds: num,
+    engineTimeoutSeconds: num,
     buildSilenceSeconds: num,
     buildMinutes: num,
     memoryMb: num,

@@ -1,4 +1,5 @@
 import type { LanguageId } from '../languages/ids';
+import type { EngineConnectOptions } from './engine-connection';
 import type { Executor } from './types';
 
 /** What any executor kind may be started with; a kind ignores what it has no use for. */
@@ -10,6 +11,8 @@ export interface ExecutorOptions {
    * scores one function now and then and starts none it would have to keep: false there.
    */
   reuse?: boolean;
+  /** docker: how long the engine may take to answer, and who hears about the wait (else the process's defaults). */
+  connect?: EngineConnectOptions;
 }
 
 /** One executor kind: how the CLI's `--executor` and the editor's setting describe it, and how it starts. */
@@ -30,7 +33,10 @@ export interface ExecutorKindEntry {
 export const EXECUTOR_KINDS = {
   docker: {
     describe: 'containers through the Docker Engine API',
-    create: async (options) => (await import('./docker.js')).DockerExecutor.create({ images: options.images, reuse: options.reuse }),
+    create: async (options) => {
+      const engine = options.connect ? await (await import('./docker-engine.js')).connectEngine(options.connect) : undefined;
+      return (await import('./docker.js')).DockerExecutor.create({ engine, images: options.images, reuse: options.reuse });
+    },
   },
   local: {
     describe: 'host toolchains in bubblewrap',
