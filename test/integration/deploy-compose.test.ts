@@ -24,9 +24,14 @@ const DATASET = path.join(REPO_ROOT, 'examples', 'fixtures', 'tasks.jsonl');
 const MANIFEST = path.join(REPO_ROOT, 'examples', 'fixtures', 'manifest.json');
 const SANDBOXES = '/var/lib/xrepotest/tmp';
 
-function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 900_000): { code: number | null; out: string } {
+function run(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 900_000): { code: number | null; out: string; pid: number } {
   const r = spawnSync(cmd, args, { cwd: REPO_ROOT, env: { ...process.env, CONTAINERS_CONF: PODMAN_CONF, ...env }, encoding: 'utf8', timeout: timeoutMs });
-  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
+  return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}`, pid: r.pid };
+}
+
+/** Ids of the containers carrying `label` (`key=value`). */
+function containersLabelled(label: string): string[] {
+  return run('podman', ['ps', '-a', '-q', '--no-trunc', '--filter', `label=${label}`]).out.split('\n').filter(Boolean);
 }
 
 describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker container, a coordinator on the host', function () {
@@ -90,6 +95,10 @@ describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker contain
     const ref = run(process.execPath, [CLI, 'bench', '--dataset', DATASET, '--manifest', MANIFEST, '--lang', 'go,php', '--executor', 'docker', '--run-dir', local, '--no-progress'], { DOCKER_HOST: `unix://${env.XREPOTEST_ENGINE_SOCKET}` });
     assert.equal(ref.code, 0, ref.out);
     assert.equal(fs.readFileSync(path.join(runDir, 'summary.json'), 'utf8'), fs.readFileSync(path.join(local, 'summary.json'), 'utf8'));
+    // The test containers a worker starts carry its container's id (xrepotest.owner-container), and
+    // the local run's its pid: only those are this test's (other xrepotest processes may share the engine).
+    const project = containersLabelled(`io.podman.compose.project=${env.COMPOSE_PROJECT_NAME}`);
+    assert.ok(project.length > 0, 'the project has containers');
     // Stopped as `down` stops it: every service at once, Redis too, so a worker's queue may be gone
     // before the worker closes; each must still remove its own test containers and stop by itself.
     const stop = run('python3', [...composeArgs, 'stop'], env);
@@ -102,7 +111,7 @@ describe('deploy/compose.yaml with Podman\'s compose: Redis and a worker contain
     assert.equal(down.code, 0, down.out);
     const left = run('podman', ['ps', '-a', '--format', '{{.Names}}', '--filter', `label=io.podman.compose.project=${env.COMPOSE_PROJECT_NAME}`]);
     assert.equal(left.out.trim(), '', 'no container of the project is left');
-    const tests = run('podman', ['ps', '-a', '-q', '--filter', 'label=xrepotest=1']);
-    assert.equal(tests.out.trim(), '', 'no test container is left');
+    const tests = [...project.map((id) => `xrepotest.owner-container=${id}`), `xrepotest.owner-pid=${ref.pid}`].flatMap(containersLabelled);
+    assert.deepEqual(tests, [], 'no test container of the workers or of the local run is left');
   });
 });

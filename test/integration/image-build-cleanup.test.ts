@@ -9,16 +9,23 @@ import { engineForTests, languageImageForTests, stopTestEngine } from '../helper
 after(stopTestEngine);
 
 /**
- * Every container the engine holds, build containers included. Podman's Docker-compatible listing
- * leaves out the build's (Buildah's "working containers", mounted while they exist): its own API
- * lists them as "external". Docker lists an intermediate container like any other.
+ * Every container the engine holds, build containers included, but the test containers of other
+ * xrepotest processes (labelled with their owner: another run may share the engine and start some
+ * meanwhile). Podman's Docker-compatible listing leaves out the build's (Buildah's "working
+ * containers", mounted while they exist): its own API lists them as "external". Docker lists an
+ * intermediate container like any other.
  */
 async function allContainers(docker: Dockerode): Promise<string[]> {
+  type Listed = { Id: string; Labels?: Record<string, string> | null };
   const libpod = await new Promise<unknown>((resolve) => {
     docker.modem.dial({ path: '/v4.0.0/libpod/containers/json?', method: 'GET', statusCodes: { 200: true }, options: { all: true, external: true } }, (err, data) => resolve(err ? null : data));
   });
-  if (Array.isArray(libpod)) return libpod.map((c: { Id: string }) => c.Id);
-  return (await docker.listContainers({ all: true })).map((c) => c.Id);
+  const listed: Listed[] = Array.isArray(libpod) ? libpod : await docker.listContainers({ all: true });
+  const others = (c: Listed): boolean => {
+    const owner = c.Labels?.['xrepotest.owner-pid'];
+    return owner !== undefined && (owner !== String(process.pid) || c.Labels?.['xrepotest.owner-host'] !== os.hostname());
+  };
+  return listed.filter((c) => !others(c)).map((c) => c.Id);
 }
 
 describe('image builds leave nothing behind when they fail', function () {
