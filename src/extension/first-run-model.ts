@@ -39,7 +39,6 @@ export function shouldReopenWalkthrough(state: { activeTabLabel: string | undefi
 
 export const BASELINE_NOTICE = 'No model is set: XRepoTest writes offline smoke tests (no assertions). Choose a model for tests that check results.';
 export const NOTICE_ACTIONS = { choose: 'Choose a model', key: 'Set an API key', keep: 'Keep the offline tests' } as const;
-export type NoticeAction = (typeof NOTICE_ACTIONS)[keyof typeof NOTICE_ACTIONS];
 
 /** The notice shows at the first baseline scoring of a workspace, never again there. */
 export function shouldShowBaselineNotice(state: { provider: string; shownInWorkspace: boolean | undefined }): boolean {
