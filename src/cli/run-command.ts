@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import { RepositoryCopyError } from '../engine/execute/copy-repository';
 import { BaseCheckouts, baseCommitOf } from '../engine/execute/regression';
 import { formatProblem } from '../engine/tasks/jsonl';
 import { loadGenerations } from '../engine/tasks/generations';
@@ -64,12 +63,6 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
   let passed = 0;
   const step = async (g: (typeof generations)[number]): Promise<void> => {
     const repoDir = repositoryDir(g.task, opts.repos, opts.allowCheckouts);
-    // The image is resolved here: a repository whose image does not build stops `run`, as it always has;
-    // one that cannot be copied at all (a hostile tree) is its own task's verdict, and the run goes on.
-    const image = await imageFor(repoDir, g.task.language).catch((e: unknown) => {
-      if (e instanceof RepositoryCopyError) return e;
-      throw e;
-    });
     const record = await scoreTest(
       g.task,
       g.testCode,
@@ -78,10 +71,9 @@ export async function runRun(taskFiles: string[], opts: RunCommandOptions, signa
       {
         executor,
         checkout: repoDir,
-        image: async () => {
-          if (image instanceof RepositoryCopyError) throw image;
-          return image;
-        },
+        // Resolved by the slot, as bench's are (task/run-task-step.ts, evaluateSlot): an image that does not
+        // build, or a repository that cannot be copied, is the slot's environment row; the run goes on.
+        image: () => imageFor(repoDir, g.task.language),
         keepSandbox: opts.keepSandboxes,
         timeouts: { compileMs: opts.compileTimeout * 1000, buildMs: opts.buildTimeout * 1000, testMs: opts.testTimeout * 1000 },
         limits: { memoryBytes: opts.memoryMb * 1024 * 1024 },
