@@ -20,15 +20,15 @@
  *                             passed (must never happen).
  *
  * Each measurement runs in a process of its own (this script, `--child`), so nothing a process keeps in
- * memory (test2json's build, warm outcomes, the server's ready packages) carries over between them.
+ * memory (warm outcomes, the server's ready packages) carries over between them.
  * Caches emptied (fresh temporary folders) for the cold columns: the local executor's cache root
  * (LocalExecutor({ cacheRoot }): Go's warm build caches, Rust's warm targets, Ruby's warm answers), the
- * engine's tool caches (XRT_GO_TOOLS_HOME: test2json; XRT_PHPUNIT_HOME: PHPUnit compiled once), and
+ * engine's tool cache (XRT_PHPUNIT_HOME: PHPUnit compiled once), and
  * XDG_CACHE_HOME; natively GOCACHE and the copy's target folders (CARGO_TARGET_DIR as native.ts sets
  * it, inside a fresh copy). Kept: the module and crate download caches (GOMODCACHE, ~/.cargo/registry),
  * installed gems and PHP packages (dependencies are fetched into them first, untimed: `cargo fetch`,
  * `go mod download` in a scratch copy): the network is not what is measured. `--keep-tool-caches` keeps the
- * engine's tool caches (test2json is built once per Go installation, not per repository).
+ * engine's tool cache (PHPUnit is compiled once per installation, not per repository).
  *
  *   npm run bench:first-score -- [--json] [--real] [--no-fixtures] [--repos DIR,DIR] [--focal NAME]
  *                                [--lang go,rust] [--rounds n] [--warm-rounds n] [--score-rounds n]
@@ -382,7 +382,7 @@ function parseOptions(argv: string[]): Options {
     .option('--warm-rounds <n>', 'native warm runs (median)', '3')
     .option('--rounds <n>', 'rounds of every measurement, each from empty caches (medians)', '1')
     .option('--score-rounds <n>', 'first scores after the warm-up, each in a fresh server process (median)', '1')
-    .option('--keep-tool-caches', "keep the engine's tool caches (test2json, PHPUnit compiled): emptied by default")
+    .option('--keep-tool-caches', "keep the engine's tool cache (PHPUnit compiled): emptied by default")
     .option('--verbose', "print each score's progress messages with their times")
     .showHelpAfterError();
   program.parse(argv);
@@ -551,7 +551,7 @@ async function oneRound(c: Chosen, o: Options, scratch: string, log: (s: string)
   // and (unless kept) its tool caches. The warm-up and the scores after it share one such folder.
   const engineCaches = (): { cacheRoot: string; env: Record<string, string> } => {
     const dir = fresh('engine');
-    const tools = o.keepToolCaches ? keptToolHomes() : { XRT_GO_TOOLS_HOME: path.join(dir, 'go-tools'), XRT_PHPUNIT_HOME: path.join(dir, 'phpunit') };
+    const tools = o.keepToolCaches ? keptToolHomes() : { XRT_PHPUNIT_HOME: path.join(dir, 'phpunit') };
     return { cacheRoot: path.join(dir, 'local'), env: { XDG_CACHE_HOME: path.join(dir, 'xdg'), ...tools } };
   };
   const showScore = (what: string, r: ScoreResult): void => {
@@ -655,7 +655,7 @@ async function measure(c: Chosen, o: Options, scratch: string, log: (s: string) 
 /** With --keep-tool-caches: the engine's tool caches where they always are (not under the fresh XDG_CACHE_HOME). */
 function keptToolHomes(): Record<string, string> {
   const base = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
-  return { XRT_GO_TOOLS_HOME: process.env.XRT_GO_TOOLS_HOME ?? path.join(base, 'xrepotest', 'go-tools'), XRT_PHPUNIT_HOME: process.env.XRT_PHPUNIT_HOME ?? path.join(base, 'xrepotest', 'phpunit') };
+  return { XRT_PHPUNIT_HOME: process.env.XRT_PHPUNIT_HOME ?? path.join(base, 'xrepotest', 'phpunit') };
 }
 
 const round2 = (x: number): number => Math.round(x * 100) / 100;
@@ -694,7 +694,7 @@ async function main(): Promise<void> {
     // Only asked what it is and what this machine lacks (its cache root is never used).
     const probe = new LocalExecutor({ cacheRoot: path.join(scratch, 'probe-info') });
     log(`first score from empty caches: ${targets.length} repositories, ${o.rounds} round(s); local: ${(await probe.info('go')).engine}`);
-    log(`caches emptied per measurement: the local executor's cache root, XDG_CACHE_HOME${o.keepToolCaches ? '' : ", the engine's tool caches (test2json, PHPUnit compiled)"}; natively GOCACHE and the copy's target folders. Kept: module/crate download caches.`);
+    log(`caches emptied per measurement: the local executor's cache root, XDG_CACHE_HOME${o.keepToolCaches ? '' : ", the engine's tool cache (PHPUnit compiled)"}; natively GOCACHE and the copy's target folders. Kept: module/crate download caches.`);
     for (const t of targets) {
       const unavailable = await probe.unavailable(t.language);
       if (unavailable) {

@@ -379,8 +379,8 @@ describe('hostile sandboxes: the engine after the test phase (local executor)', 
     const task = await fixtureTask('go');
     const repo = fixture('inventory-go');
     // The report folder's name is in the runner's arguments (the test binary's own, or go test's); the
-    // test finds it and the copy's root, and tries to replace the engine's test2json and test binary
-    // there (they run again for every mutant).
+    // test finds it and the copy's root, and tries to replace the engine's script and test binary
+    // there (they run again for every mutant; the events are read by the engine, outside).
     const code = `package inventory
 
 import (
@@ -429,7 +429,7 @@ func TestTamper(t *testing.T) {
 	if err := os.WriteFile("item.go", []byte("package inventory\\n"), 0o644); err != nil {
 		errs = append(errs, err.Error())
 	}
-	for _, tool := range []string{"test2json", "pkg.test"} {
+	for _, tool := range []string{"go-test.sh", "pkg.test"} {
 		if err := os.WriteFile(filepath.Join(xrt, tool), []byte("#!/bin/sh\\necho forged\\n"), 0o755); err != nil {
 			errs = append(errs, err.Error())
 		}
@@ -449,7 +449,7 @@ func TestTamper(t *testing.T) {
       assert.match(e.phases.find((p) => p.phase === 'test')?.output ?? '', /read-only file system/);
       const dir = e.sandboxDir!;
       assert.equal(fs.readFileSync(path.join(dir, 'item.go'), 'utf8'), task.file_content, 'the focal file in the copy is the task\'s');
-      for (const tool of ['test2json', 'pkg.test']) {
+      for (const tool of ['go-test.sh', 'pkg.test']) {
         assert.doesNotMatch(fs.readFileSync(path.join(dir, '.xrt', tool)).subarray(0, 64).toString('latin1'), /forged/, `the engine's ${tool} is not replaced`);
       }
     } finally {
@@ -598,8 +598,8 @@ func TestStatusSwap(t *testing.T) {
     // Where the copy is writable to the test (docker, engine not root), the swap happens and the engine refuses the link.
     if (kind === 'docker' && !confinesTests()) assert.match(result.error ?? '', /item\.go.*symbolic link/, JSON.stringify(result));
     // Elsewhere the swap is refused (a read-only copy), so the test fails whenever item.go differs from
-    // the clean text it kept: it reads the source, and the first sentinel (mutate/sentinels.ts) says so
-    // before any mutant runs.
+    // the clean text it kept: it reads the source, and a sentinel (mutate/sentinels.ts, run among the
+    // mutants) says so.
     else assert.ok(result.readsSource === true && /differs from the original only in/.test(result.error ?? ''), JSON.stringify(result));
   });
 });

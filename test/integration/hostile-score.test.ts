@@ -21,9 +21,8 @@ import { input, rules } from '../helpers/tampering-input';
  * write come from what any test can see (its argv, /proc/self/cmdline, the environment, reflection).
  */
 
-// Go: TestMain never runs the tests. It rewrites the cover profile named on its command line to
-// cover every line of item.go, prints the framing `go test` prints for a passing test, and exits 0.
-const GO_FAKE_MAIN = `package inventory
+// Go: a failing test, and the imports the attacks around it use.
+const GO_FAILING_TEST = `package inventory
 
 import (
 	"fmt"
@@ -37,7 +36,11 @@ func TestStatusWrong(t *testing.T) {
 		t.Errorf("Status() = %q, want %q", got, "expired")
 	}
 }
+`;
 
+// Go: TestMain never runs the tests. It rewrites the cover profile named on its command line to
+// cover every line of item.go, prints the framing `go test` prints for a passing test, and exits 0.
+const GO_FAKE_MAIN = `${GO_FAILING_TEST}
 func TestMain(m *testing.M) {
 	for _, a := range os.Args {
 		if p, ok := strings.CutPrefix(a, "-test.coverprofile="); ok {
@@ -340,6 +343,20 @@ func TestMain(m *testing.M) {
 }
 `;
 
+// Go, issue 30: a failing test whose TestMain, after m.Run, prints the testing package's own framing
+// for its pass, \x16 marker and all (test2json and the engine's converter both read a marked line as
+// the runner's), then the final PASS, and exits 0; every telling name built at run time. The result
+// read last was the one that counted: the failing test scored as passed.
+const GO_RESULT_AFTER_RUN = `${GO_FAILING_TEST}
+func TestMain(m *testing.M) {
+	code := m.Run()
+	mark, dash := string(rune(22)), strings.Repeat("-", 3)
+	fmt.Printf("%s%s %s: TestStatusWrong (0.00s)\\n", mark, dash, "PA"+"SS")
+	fmt.Printf("%s%s\\n", mark, "PA"+"SS")
+	os.Exit(code * 0)
+}
+`;
+
 // Ruby, with every name that would be a sign built at run time: only the cross-check of the JSON
 // report against what RSpec printed can tell.
 const RUBY_OBFUSCATED = `RSpec.describe Bookshelf::Catalog do
@@ -478,6 +495,12 @@ describe('hostile tests that forge their own score (local executor)', function (
     assert.deepEqual(forged, []);
   });
 
+  it('Go: TestMain prints a marked PASS for a failing test after m.Run, and exits 0 (no sign in the code)', async function () {
+    const e = await attack(this, 'go', GO_RESULT_AFTER_RUN);
+    assert.equal(e.score.failure?.rule, 'go-forged-framing');
+    assert.match(e.score.reason!, /TestStatusWrong/);
+  });
+
   it('Ruby: the at_exit forgery with every telling name built at run time (no sign in the code)', async function () {
     const e = await attack(this, 'ruby', RUBY_OBFUSCATED);
     assert.equal(e.score.failure?.rule, 'ruby-report-rewritten');
@@ -506,6 +529,8 @@ describe('hostile tests that rewrite the coverage file after the runner wrote it
   });
   const cases: Array<[LanguageId, string, RegExp]> = [
     ['go', GO_PROFILE_AFTER_RUN, /the cover profile says .* but the testing package printed/],
+    // The image's Go 1.24 binary, its output read by the same converter as on the host (issue 30).
+    ['go', GO_RESULT_AFTER_RUN, /second result for TestStatusWrong/],
     ['php', PHP_DESTRUCT, /the Clover file says \d+ of \d+ lines ran, but PHPUnit printed/],
     ['ruby', RUBY_FINALIZER, /coverage file/],
   ];

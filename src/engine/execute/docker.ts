@@ -11,7 +11,7 @@ import { connectEngine, type ConnectedEngine } from './docker-engine';
 import { buildEnvImage, findLanguageImage } from './images';
 import { openCopyOnHost } from './open-copy';
 import { ContainerRunner, RUNNER_CAPS, RUNNER_MOUNT, type RunnerCommand } from './container-runner';
-import { CappedOutput } from './output';
+import { CappedOutput, readOutput } from './output';
 import { ensureDirInSandbox, listSandboxDir } from './safe-fs';
 import { pidNamespace, sandboxRemovalsDone } from './sandbox';
 import type { ExecLimits, Executor, ExecutorCapabilities, ExecutorInfo, KeptBuilds, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec } from './types';
@@ -782,6 +782,10 @@ export class DockerSession implements Session {
   }
 
   async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+    return readOutput(cmd, await this.runRaw(cmd, signal), this.spec.limits.outputBytes);
+  }
+
+  private async runRaw(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
     if (this.closed) throw new Error('this execution session is closed');
     const slot = this.slot;
     if (slot.deadReason) throw new Error(`this session's container was killed (${slot.deadReason}); open a new session`);
@@ -860,7 +864,7 @@ export class DockerSession implements Session {
     const slot = await this.executor.boundContainer(this.spec, this.slot.image, binds);
     const once = new DockerSession(slot, this.spec, this.backstopGraceMs, this.confined, this.testWrites, () => slot.remove());
     try {
-      return await once.run({ ...cmd, binds: undefined }, signal);
+      return await once.runRaw({ ...cmd, binds: undefined }, signal);
     } finally {
       await once.close();
     }

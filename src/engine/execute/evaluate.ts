@@ -153,18 +153,7 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
       opts.signal?.throwIfAborted();
       return r;
     };
-    // The engine's own tools the placement needs are made beside the warm-up (both before the test
-    // exists), or just before it into its empty build cache (warmUp decides: it knows whether it is empty).
-    let tools: Promise<EnvironmentProblem | null> | null = null;
-    const startTools: StartTools = (emptyCache) => {
-      if (!tools) {
-        tools = toolchain.prepareTools?.(ctx, emptyCache) ?? Promise.resolve(null);
-        // Settled either way: a warm-up that throws or ends the slot leaves no rejection unhandled.
-        tools.catch(() => undefined);
-      }
-      return tools;
-    };
-    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed, open.keptBuilds, startTools);
+    const warm = await warmUp(ctx, opts.executor, run, opts.repoDir, open.warmed, open.keptBuilds);
     if (warm && !('phase' in warm)) {
       return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, warm), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     }
@@ -175,8 +164,6 @@ export async function evaluateTest(task: TaskRecord, language: LanguageId, testC
         sandboxDir: opts.keepSandbox ? sandbox.dir : undefined,
       };
     }
-    const missingTool = await startTools();
-    if (missingTool) return { ...environmentVerdict({ ...base, placement: null, phases, testReport: emptyReport() }, invocation, missingTool), sandboxDir: opts.keepSandbox ? sandbox.dir : undefined };
     if (opts.warmUpOnly) return { ...base, placement: null, phases, testReport: emptyReport(), score: scoreOf(language, testCode, phases, emptyReport(), null, task, invocation, 0) };
     // A compile phase that only checks the test (php -l, ruby -c) runs beside the test phase where the
     // executor keeps commands apart: the check's verdict still comes from a process no test code ran in.
@@ -457,13 +444,10 @@ export async function warmUp(
   repoDir = 'the repository',
   warmed?: Map<string, unknown>,
   kept?: KeptBuilds,
-  startTools: StartTools = () => Promise.resolve(null),
 ): Promise<PhaseResult | EnvironmentProblem | null> {
   const toolchain = adapterFor(ctx.language).toolchain;
   const shared = toolchain.cacheDirInSandbox ? (executor.sharedCache?.(ctx.language) ?? null) : null;
   const identity = toolchain.warmIdentity?.(ctx);
-  // Beside the warm-up, except where the warm-up builds a shared entry from nothing (below).
-  if (!(shared && identity && toolchain.warmUp && !toolchain.prepareSandbox)) void startTools();
   if (toolchain.prepareSandbox) return toolchain.prepareSandbox(ctx, { executor, run, repoDir, warmed, kept });
   if (!toolchain.warmUp) return null;
   // A warm-up without a cache (Ruby's bundle check runs the project's Gemfile) gets no shared folder.
@@ -488,11 +472,7 @@ export async function warmUp(
     family: familyOf(identity.toolchain),
     // Go's build cache only ever adds files: entries may start as hard links of another.
     prime: true,
-    build: async (content, resumed) => {
-      // An entry started from nothing (no earlier try, no family to start from): the tools are built
-      // into it first, while only trusted code has written it, and the warm-up reuses what they compiled.
-      if (!resumed && isEmptyDir(content)) await startTools(content);
-      else void startTools();
+    build: async (content) => {
       const r = await run({ ...warmUpCmd(ctx, content), writable: [content] });
       ran = r;
       // Only the project's own code has run: a failing warm-up is the project's or the machine's, not the test's.
@@ -502,24 +482,9 @@ export async function warmUp(
       return { ok: true, meta: null };
     },
   });
-  void startTools();
   if (!outcome.ok) return outcome.problem;
   shareWithSlot(ctx, shared, outcome.entry.content, inSandbox, false);
   return ran;
-}
-
-/**
- * Starts the toolchain's own tools (`Toolchain.prepareTools`) once per slot and gives their verdict;
- * `emptyCache`: the warm-up's build cache, still empty, for the tools to build into first.
- */
-type StartTools = (emptyCache?: string) => Promise<EnvironmentProblem | null>;
-
-function isEmptyDir(dir: string): boolean {
-  try {
-    return fs.readdirSync(dir).length === 0;
-  } catch {
-    return false;
-  }
 }
 
 /** A report file for the tampering checks, or null: absent, or not a plain file (a test replaced it by a link or a FIFO; never followed). */

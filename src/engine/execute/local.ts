@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { adapterFor, LANGUAGE_IDS, type LanguageId } from '../languages';
 import { localHostViewArgs } from './host-view';
 import { CgroupPool, cgroupSupport, reapStaleCgroups, type CgroupKind, type CommandCgroup } from './command-cgroup';
-import { CappedOutput } from './output';
+import { CappedOutput, readOutput } from './output';
 import { memorySandboxParent } from './memory-folder';
 import type { Executor, ExecutorCapabilities, ExecutorInfo, OverlayMount, PhaseCommand, PhaseResult, Session, SessionLease, SessionSpec, SharedCache } from './types';
 import { sandboxRemovalsDone } from './sandbox';
@@ -362,6 +362,10 @@ class LocalSession implements Session {
   }
 
   async run(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
+    return readOutput(cmd, await this.runRaw(cmd, signal), this.spec.limits.outputBytes);
+  }
+
+  private async runRaw(cmd: PhaseCommand, signal?: AbortSignal): Promise<PhaseResult> {
     if (this.closed) throw new Error('this execution session is closed');
     signal?.throwIfAborted();
     fs.mkdirSync(cmd.cwd, { recursive: true });

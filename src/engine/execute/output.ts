@@ -1,3 +1,5 @@
+import type { PhaseCommand, PhaseResult } from './types';
+
 /**
  * Keeps a command's output within a byte budget: the head and the tail, with a marker where the middle
  * was dropped. Both ends matter — compilers report the first error at the top, test runners print
@@ -53,4 +55,9 @@ export class CappedOutput {
     if (!this.dropped) return head + tail;
     return `${head}\n[xrepotest: ${this.dropped} bytes of output dropped here; the limit is ${this.limit} bytes]\n${tail}`;
   }
+}
+
+/** A session's result as its caller gets it: the command's `readOutput` applied (execute/types.ts). */
+export function readOutput(cmd: PhaseCommand, raw: PhaseResult, maxBytes: number): PhaseResult {
+  return cmd.readOutput ? cmd.readOutput(raw, maxBytes) : raw;
 }

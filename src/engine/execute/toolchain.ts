@@ -138,15 +138,6 @@ export interface Toolchain {
    */
   prepareSandbox?(ctx: RunContext, with_: PrepareWith): Promise<PhaseResult | EnvironmentProblem | null>;
   /**
-   * Trusted tools of the engine's own that placement needs, made on the host outside every sandbox (Go
-   * on the host: test2json, built once per Go installation, test2json.ts). Started beside the warm-up,
-   * so that a warm-up alone (prepare-environment.ts) leaves nothing to build for the first test; the
-   * problem that stops every slot when a tool cannot be made, else null. `emptyCache`: the warm-up's
-   * build cache on the host, still empty (a shared entry about to be built from nothing); the warm-up
-   * starts after the tools are made, and reuses what they compiled there (Go: the standard library).
-   */
-  prepareTools?(ctx: RunContext, emptyCache?: string): Promise<EnvironmentProblem | null>;
-  /**
    * Folders inside the sandbox (absolute) a runner must write during the test phase besides `.xrt/home`,
    * `.xrt/tmp` and the report folder (Rust's target folder, Go's build cache); made if missing.
    */

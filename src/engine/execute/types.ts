@@ -82,6 +82,13 @@ export interface PhaseCommand {
    * its test phase's folders before its compile: Rust's profiles).
    */
   beforeTest?: string[];
+  /**
+   * The command's output as the engine reads it, made on the host once the command ended, from what
+   * it printed and its status (Go's test phase: the test binary's raw `-test.v=test2json` lines into
+   * `go test -json` events, languages/go/test-events.ts). Pure; it keeps to `maxBytes`, the session's
+   * output limit. Applied by every session's `run`, so no caller sees the raw result.
+   */
+  readOutput?: (raw: PhaseResult, maxBytes: number) => PhaseResult;
 }
 
 /** An overlay a phase runs with: a warm entry's folder (`lower`, outside the sandbox) seen copy-on-write at `dest`. */

@@ -87,18 +87,14 @@ interface GoEvent {
   Output?: string;
 }
 
-/**
- * Framing lines in the stream that the runner did not produce: `--- PASS: TestY` printed inside the
- * output of test X, or outside any test. test2json attributes every real framing line to its own test.
- */
-/** test2json's `output` events in the test phase's output (other lines and events skipped). */
-function outputEvents(output: string): Array<GoEvent & { Output: string }> {
-  const events: Array<GoEvent & { Output: string }> = [];
+/** The events in the test phase's output (test-events.ts writes one a line; other lines skipped). */
+function testEvents(output: string): GoEvent[] {
+  const events: GoEvent[] = [];
   for (const line of output.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {
-      const e = JSON.parse(line) as GoEvent;
-      if (e.Action === 'output' && typeof e.Output === 'string') events.push(e as GoEvent & { Output: string });
+      const e: unknown = JSON.parse(line);
+      if (e && typeof e === 'object') events.push(e as GoEvent);
     } catch {
       /* not an event */
     }
@@ -106,6 +102,15 @@ function outputEvents(output: string): Array<GoEvent & { Output: string }> {
   return events;
 }
 
+/** The `output` events in the test phase's output. */
+function outputEvents(output: string): Array<GoEvent & { Output: string }> {
+  return testEvents(output).filter((e): e is GoEvent & { Output: string } => e.Action === 'output' && typeof e.Output === 'string');
+}
+
+/**
+ * Framing lines in the stream that the runner did not produce: `--- PASS: TestY` printed inside the
+ * output of test X, or outside any test. The conversion attributes every real framing line to its own test.
+ */
 function forgedFraming(output: string): Finding | null {
   for (const e of outputEvents(output)) {
     const m = /^\s*(?:---\s+(?:PASS|FAIL|SKIP):|===\s+(?:RUN|PAUSE|CONT|NAME))\s+(\S+)/.exec(e.Output);
@@ -116,6 +121,34 @@ function forgedFraming(output: string): Finding | null {
         evidence: e.Output.trim().slice(0, 200),
       };
     }
+  }
+  return null;
+}
+
+/**
+ * Results the runner did not print: the testing package reports each test's result once, after the
+ * test started. A marked result line (\x16 and all) is framing to any reader, and the one read last
+ * counts: a second result for a test is a line printed by the test's code (a TestMain after m.Run, a
+ * goroutine that outlived its test). A result for a test that never started is one too, unless the
+ * output's middle was dropped at the limit (its `=== RUN` line may be what went).
+ */
+function forgedResults(output: string, outputTruncated: boolean): Finding | null {
+  const started = new Set<string>();
+  const ended = new Set<string>();
+  for (const e of testEvents(output)) {
+    if (typeof e.Test !== 'string' || !e.Test) continue;
+    if (e.Action === 'run') started.add(e.Test);
+    if (e.Action !== 'pass' && e.Action !== 'fail' && e.Action !== 'skip') continue;
+    const twice = ended.has(e.Test);
+    if (twice || (!started.has(e.Test) && !outputTruncated)) {
+      return {
+        rule: 'go-forged-framing',
+        says: twice
+          ? `the output reports a second result for ${e.Test} (${e.Action}): the runner reports each test once, so a line the test printed claims it`
+          : `the output reports a result for ${e.Test} (${e.Action}), which never started: a line the test printed claims it`,
+      };
+    }
+    ended.add(e.Test);
   }
   return null;
 }
@@ -201,7 +234,7 @@ export const goTamperingRules: LanguageTamperingRules = {
     return { rule: 'go-unknown-test', says: `the runner's output reports test(s) the code does not declare: ${unknown.slice(0, 5).join(', ')}` };
   },
 
-  outputDisagrees: (output) => forgedFraming(output),
+  outputDisagrees: (output, _report, outputTruncated) => forgedFraming(output) ?? forgedResults(output, outputTruncated),
 
   reportsDisagree: profileDisagrees,
 };

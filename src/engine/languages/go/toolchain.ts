@@ -6,27 +6,29 @@ import { hostToolIdentity } from '../../execute/warm-environment';
 import { phase, readInSandbox, readReport, sandboxRel, writeInSandbox, type Placement, type RunContext, type Toolchain } from '../../execute/toolchain';
 import { goImportPath, parseGoCoverProfile } from '../../score/coverage/go-cover';
 import { goTestJsonText, parseGoTestJson } from '../../score/reports/go-test-json';
-import type { EnvironmentProblem, TestReport } from '../../score/types';
+import type { TestReport } from '../../score/types';
 import { goStatementStarts } from './statement-lines';
-import { localTest2json } from './test2json';
+import { goTestEvents } from './test-events';
 import { blamedFiles, collidingNames, declaredNames, freeSuffix, predictedCollisions, renameIdentifiers, testFunctionNames, type DeclaredNames } from './collisions';
 
 const ASIDE = '.xrt-aside';
 
-/** Per placement: the package's import path, read from the pristine go.mod (test2json names events by it). */
+/** Per placement: the package's import path, read from the pristine go.mod (the test events name it). */
 const importPaths = new WeakMap<Placement, string>();
 
 /** The test binary the compile phase links (instrumented for coverage) and the test phase runs. */
 const testBinary = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'pkg.test');
 /**
- * Runs the test binary and, when a signal killed it (the memory limit's SIGKILL), says so as `go test`
- * does ("signal: killed", Go's name for it): test2json alone reports only that the test failed.
+ * Runs the test binary with its stderr and stdout in one pipe (a panic's trace, written by the runtime
+ * to fd 2, stays where it happened among the framing lines: test2json read them from one pipe too) and,
+ * when a signal killed it (the memory limit's SIGKILL), says so as `go test` does ("signal: killed",
+ * Go's name for it): the exit status alone only says that the test failed.
  */
 const SAY_SIGNAL = [
   // The shell's own "Killed" notice goes nowhere (it is printed with the parent's redirections: hence
-  // the subshell); the binary keeps the real stderr.
-  'exec 3>&2 2>/dev/null',
-  '("$@" 2>&3 3>&-); s=$?',
+  // the subshell).
+  'exec 2>/dev/null',
+  '("$@" 2>&1); s=$?',
   '[ "$s" -gt 128 ] || exit "$s"',
   'case $((s - 128)) in',
   '  1) n=hangup;; 2) n=interrupt;; 3) n=quit;; 4) n="illegal instruction";; 5) n="trace/breakpoint trap";;',
@@ -37,15 +39,6 @@ const SAY_SIGNAL = [
   'printf "signal: %s\\n" "$n"', // as go test prints it: no line break first
   'exit "$s"',
 ].join('\n');
-
-/** The image's own test2json (its Go distribution's tool folder), given the arguments after it. */
-const IMAGE_TEST2JSON = 'exec "$(go env GOTOOLDIR)/test2json" "$@"';
-
-/** The slot's environment verdict when our test2json cannot be built (the same at warm-up and at placement). */
-const test2jsonProblem = (problem: string): EnvironmentProblem => ({ cause: 'toolchain-missing', reason: `${problem}; check with \`xrepotest doctor\`` });
-
-/** Our copy of cmd/test2json in the sandbox (local executor; test2json.ts). */
-const test2jsonInSandbox = (ctx: RunContext): string => path.join(ctx.sandbox.xrt, 'test2json');
 
 function packageArg(ctx: RunContext): string {
   const rel = path.relative(ctx.sandbox.projectRoot, path.dirname(ctx.sandbox.focalFile)).split(path.sep).join('/');
@@ -104,22 +97,12 @@ export const goToolchain: Toolchain = {
     return { ...cmd, writable: [cacheDir] };
   },
 
-  // On the host, our test2json (test2json.ts): built once per Go installation, a build of 15-35 s from
-  // nothing here. Made with the warm-up, so that a prepared environment leaves nothing to build for
-  // the first test (it was built at its placement, after the warm-up, by the first scored test); into
-  // the warm-up's cache when that is empty, so the standard library is compiled once for both.
-  async prepareTools(ctx, emptyCache) {
-    if (!ctx.hostToolchains) return null;
-    const tool = await localTest2json(emptyCache);
-    return 'problem' in tool ? test2jsonProblem(tool.problem) : null;
-  },
-
   // `go build -v` names each package as it compiles it (import paths, one a line).
   buildProgress: { unit: 'packages', line: /^[\w.~-]+(?:\/[\w.~-]+)*$/ },
 
   cacheDirInSandbox: (ctx) => (!ctx.hostToolchains ? IMAGE_GOCACHE : path.join(ctx.sandbox.xrt, 'gocache')),
 
-  // The test phase runs the compiled binary under test2json and builds nothing: no cache to write
+  // The test phase runs the compiled binary and builds nothing: no cache to write
   // (so a reused container's build cache stays closed to tests: execute/docker.ts).
   writableDirs: () => [],
 
@@ -137,18 +120,6 @@ export const goToolchain: Toolchain = {
     // Nothing of the test has run yet: go.mod is the repository's own.
     const goMod = readInSandbox(ctx, path.join(ctx.sandbox.projectRoot, 'go.mod'));
     importPaths.set(placement, goMod !== null ? path.posix.dirname(goImportPath(goMod, ctx.sandbox.projectRoot, ctx.sandbox.focalFile)) : 'command-line-arguments');
-    if (ctx.hostToolchains) {
-      // The copy of test2json (read-only to the test phase) cannot have been touched yet. In an image
-      // the distribution's own test2json is used (Go 1.24 ships it; root's, read-only to the test).
-      // Usually made already, beside the warm-up (prepareTools): this is its memo.
-      const tool = await localTest2json();
-      if ('problem' in tool) {
-        placement.environment = test2jsonProblem(tool.problem);
-        return placement;
-      }
-      // A copy, not a link: without bubblewrap a test could otherwise write through to the shared tool.
-      fs.copyFileSync(tool.path, test2jsonInSandbox(ctx), fs.constants.COPYFILE_FICLONE);
-    }
     return placement;
   },
 
@@ -195,20 +166,22 @@ export const goToolchain: Toolchain = {
     writeInSandbox(ctx, script, SAY_SIGNAL + '\n');
     // What `go test -json` does after linking, without linking again: the binary in the package's
     // folder with the flags go test gives it (-test.paniconexit0: an os.Exit(0) inside a test is a
-    // failure), its output turned into events by test2json (-t: with times), which exits 1 when the
-    // binary failed. Nothing here writes a build cache.
-    return phase(
+    // failure). Its output is turned into test2json's events by the engine, on the host, after it
+    // ended (test-events.ts; nothing of ours runs beside the test), and the status is test2json's:
+    // 1 when the binary failed. Nothing here writes a build cache. The same in an image.
+    const cmd = phase(
       'test',
       ctx,
-      [
-        ...(ctx.hostToolchains ? [test2jsonInSandbox(ctx)] : ['sh', '-c', IMAGE_TEST2JSON, 'xrt-test2json']),
-        ...['-t', '-p', importPath],
-        ...['sh', script],
-        ...[testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
-      ],
+      ['sh', script, testBinary(ctx), '-test.v=test2json', '-test.paniconexit0', '-test.count=1', '-test.run', run, `-test.coverprofile=${profile}`],
       path.dirname(ctx.sandbox.focalFile),
       goEnv(ctx),
     );
+    cmd.readOutput = (raw, maxBytes) => {
+      const events = goTestEvents(raw.output, { package: importPath, exitCode: raw.exitCode, elapsed: Math.round(raw.durationMs) / 1000, maxBytes });
+      const exitCode = raw.exitCode === null || raw.exitCode === 0 ? raw.exitCode : 1;
+      return { ...raw, exitCode, output: events.text, outputTruncated: raw.outputTruncated || events.truncated };
+    };
+    return cmd;
   },
 
   coverage: () => null,
