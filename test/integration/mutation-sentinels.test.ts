@@ -115,15 +115,89 @@ describe('sentinel mutants against tests that read the focal source (issue 31, r
   this.timeout(900_000);
   const executor = new LocalExecutor();
 
+  /** Runs `reader` (made from the language's fixture task) through mutation testing: it must be flagged, with the sentinel that caught it named. */
+  async function assertFlagged(ctx: Mocha.Context, language: LanguageId, reader: (task: TaskRecord) => string, caughtBy: RegExp): Promise<void> {
+    const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
+    if (missing.length) skipBecause(ctx, `${missing.join(', ')} not installed here`);
+    const task = await fixtureTask(language);
+    const r = await runMutationTesting(task, language, reader(task), { executor, repoDir: fixture(FIXTURE_OF[language]), maxMutants: 6 });
+    assert.equal(r.readsSource, true, show(r));
+    assert.equal(r.mutants, 0, show(r));
+    assert.match(r.error ?? '', caughtBy, show(r));
+  }
+
   for (const language of Object.keys(READERS) as Array<keyof typeof READERS>) {
     it(`${language}: a test comparing the focal function's text without comments and blanks is flagged as reading the source`, async function () {
-      const missing = TOOLS_OF[language].filter((t) => !hasTool(t, t === 'go' ? ['version'] : ['--version']));
-      if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`);
-      const task = await fixtureTask(language);
-      const r = await runMutationTesting(task, language, READERS[language](task), { executor, repoDir: fixture(FIXTURE_OF[language]), maxMutants: 6 });
-      assert.equal(r.readsSource, true, show(r));
-      assert.equal(r.mutants, 0, show(r));
-      assert.match(r.error ?? '', /renamed/, show(r));
+      await assertFlagged(this, language, READERS[language], /renamed|does nothing/);
+    });
+  }
+
+  // Reads no source: hashes the focal function's machine code in the test binary, keeps the first run's
+  // sum in a folder every run of the session shares, and fails when a later run's differs. Comments,
+  // blanks and names leave the machine code as it was.
+  const CODE_READERS: Partial<Record<LanguageId, string>> = {
+    go: `package inventory
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+func TestStatusCode(t *testing.T) {
+	_ = (Item{Quantity: 5}).Status(1)
+	entry := runtime.FuncForPC(reflect.ValueOf(Item.Status).Pointer()).Entry()
+	h := sha256.Sum256(unsafe.Slice((*byte)(unsafe.Pointer(entry)), 1024))
+	sum := hex.EncodeToString(h[:])
+	for _, dir := range []string{os.TempDir(), os.Getenv("HOME")} {
+		p := filepath.Join(dir, ".xrt-code")
+		if b, err := os.ReadFile(p); err == nil {
+			if string(b) != sum {
+				t.Fatal("code changed")
+			}
+			return
+		}
+		if os.WriteFile(p, []byte(sum), 0o644) == nil {
+			return
+		}
+	}
+}
+`,
+    rust: `#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::hash::{Hash, Hasher};
+
+    #[test]
+    fn code_unchanged() {
+        let _ = classify_triangle(3.0, 4.0, 5.0);
+        let f: fn(f64, f64, f64) -> TriangleKind = classify_triangle;
+        let code = unsafe { std::slice::from_raw_parts(f as *const u8, 1024) };
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        code.hash(&mut h);
+        let sum = h.finish().to_string();
+        for dir in [std::env::temp_dir(), std::path::PathBuf::from(std::env::var("HOME").unwrap_or_default())] {
+            let p = dir.join(".xrt-code");
+            if let Ok(kept) = std::fs::read_to_string(&p) {
+                assert_eq!(kept, sum, "code changed");
+                return;
+            }
+            if std::fs::write(&p, &sum).is_ok() {
+                return;
+            }
+        }
+    }
+}
+`,
+  };
+  for (const [language, reader] of Object.entries(CODE_READERS) as Array<[LanguageId, string]>) {
+    it(`${language}: a test that compares the focal function's machine code with the first run's is flagged`, async function () {
+      await assertFlagged(this, language, () => reader, /does nothing/);
     });
   }
 

@@ -30,7 +30,7 @@ describe('sentinel mutants: the renamed local', () => {
     const src = '<?php\nclass A {\n    public static $w = 0;\n    public function f($w0) {\n        $w = [$w0];\n        self::$w = 1;\n        $s = "n={$w[0]} $w";\n        return $s;\n    }\n}\n';
     const out = await renamed('php', src, 'f');
     assert.equal(out, src.replace('$w = [$w0]', '$_xrt_w = [$w0]').replace('{$w[0]} $w"', '{$_xrt_w[0]} $_xrt_w"'));
-    for (const body of ['return compact("w");', 'return $$n;', 'return get_defined_vars();', 'return "${w}";']) {
+    for (const body of ['return compact("w");', 'return $$n;', 'return get_defined_vars();', 'return "${w}";', "include 'view.php';"]) {
       assert.equal(await renamed('php', `<?php\nfunction g($n) {\n    $w = 1;\n    ${body}\n}\n`, 'g'), undefined, body);
     }
     assert.equal(await renamed('php', '<?php\nfunction h($n) {\n    global $w;\n    $w = $n;\n    return $w;\n}\n', 'h'), undefined, 'global $w names the global');

@@ -68,7 +68,8 @@ export interface MutationResult {
   error?: string;
   /**
    * The test failed on a sentinel (sentinels.ts): a copy of the focal file that differs only in a
-   * comment or whitespace. It checks the source text, not the behaviour; no mutant is counted.
+   * comment, whitespace, a variable's name or a statement that does nothing. It checks the code's text
+   * or compiled form, not its behaviour; no mutant is counted.
    */
   readsSource?: true;
 }
@@ -217,7 +218,7 @@ export async function runMutationTesting(task: TaskRecord, language: LanguageId,
         const outcome = await judge(item.sentinel.source);
         if (outcome === 'killed' || outcome === 'timeout') {
           return {
-            ...summarize([], mutantTimeoutMs, `the test fails on a copy of the focal file that differs from the original only in ${item.sentinel.says}: it checks the source text, not what the code does, so no mutant is counted`),
+            ...summarize([], mutantTimeoutMs, `the test fails on a copy of the focal file that differs from the original only in ${item.sentinel.says}: it reads the code (its text or its compiled form), not what the code does, so no mutant is counted`),
             readsSource: true,
           };
         }

@@ -14,11 +14,14 @@ import type { LanguageId } from '../parse/grammars';
  * - `indent`: one more space before the first statement on the function's second line;
  * - `rename`: one local variable of the function renamed throughout it (renamedLocal): a test that
  *   drops comments and blanks before comparing the text passes the first two and fails this one.
- * A test that also renames identifiers to a canonical form before comparing passes all three: what no
- * sentinel can stop (docs/metrics.md).
+ * - `code` (Go, Rust): a statement that does nothing, added just after the body's `{` (same line): the
+ *   machine code changes, and a test that compared its own binary's code for the function (kept from
+ *   the first run in a folder every run shares) passed the three text sentinels.
+ * A test that also renames identifiers to a canonical form before comparing passes all the text
+ * sentinels: what no sentinel can stop (docs/metrics.md).
  */
 export interface Sentinel {
-  kind: 'comment' | 'indent' | 'rename';
+  kind: 'comment' | 'indent' | 'rename' | 'code';
   /** What it changed, in words, for the verdict. */
   says: string;
   source: string;
@@ -57,8 +60,21 @@ export function sentinelsOf(language: LanguageId, source: string, tree: Tree, fn
   }
   const renamed = renamedLocal(language, source, fn);
   if (renamed) out.push(renamed);
+  const code = NO_OP[language];
+  const body = fn.childForFieldName('body');
+  if (code && body?.type === 'block' && source[body.startIndex] === '{') {
+    const at = body.startIndex + 1;
+    out.push({ kind: 'code', says: `a statement that does nothing (${code.trim()}) added at the start of its body`, source: `${source.slice(0, at)}${code}${source.slice(at)}` });
+  }
   return out;
 }
+
+/**
+ * A statement with no effect the compiler keeps (an empty deferred call; a value through
+ * black_box, from core so that no_std crates have it). A function where it does not compile (a
+ * `const fn`) makes the sentinel unviable, never a detection.
+ */
+const NO_OP: Partial<Record<LanguageId, string>> = { go: ' defer func() {}();', rust: ' ::core::hint::black_box(0u8);' };
 
 /** How a language names its locals, where it declares them, and what makes renaming one unsafe. */
 interface RenameRules {
@@ -121,7 +137,8 @@ const RENAME: Partial<Record<LanguageId, RenameRules>> = {
     notTheVariable: (n) => n.parent?.type === 'scoped_property_access_expression',
     // A parameter's name is part of the call (named arguments); `global $x` names the global.
     unsafe: (n) => /parameter$/.test(n.parent?.type ?? '') || n.parent?.type === 'global_declaration',
-    byName: /\b(?:compact|extract|get_defined_vars|eval|parse_str)\s*\(|\$\$|\$\{/,
+    // An included file runs in the function's scope and names its locals itself.
+    byName: /\b(?:compact|extract|get_defined_vars|eval|parse_str)\s*\(|\b(?:include|require)(?:_once)?\b|\$\$|\$\{/,
     spell: (f) => `$${f}`,
   },
   ruby: {
