@@ -8,6 +8,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { QueueCoordinator, type RemoteOutcome } from '../../src/engine/distributed/coordinator';
+import { GenerateQueue, generateQueueName } from '../../src/engine/distributed/generate-queue';
+import type { CompletionRequest, CompletionResult, Provider } from '../../src/engine/generate/types';
 import { parseQueueUrl } from '../../src/engine/distributed/queue-url';
 import { RunKey } from '../../src/engine/distributed/run-key';
 import { parseSourceRules, sourceProblem } from '../../src/engine/distributed/source-policy';
@@ -96,6 +98,54 @@ describe('distributed queue: red-team attacks on the trust model (issue 31, part
     } finally {
       await fake.close();
       await coordinator.close();
+    }
+  });
+
+  it('a model call deleted from Redis, or failed by a fake worker with a forged reason, ends with a reason as text, not a hang', async () => {
+    const { tasks } = await loadTasks([DATASET]);
+    const task = tasks.find((t) => t.language === 'go')!;
+    // The provider behind the queue answers a call only when its gate opens: the first call holds the
+    // worker's only slot, so later calls wait in Redis (or go to the fake worker).
+    const gates: Array<() => void> = [];
+    const answer: CompletionResult = { text: 'x', usage: { inputTokens: 0, outputTokens: 0 } as CompletionResult['usage'], costUsd: null, cached: false, latencyMs: 1 };
+    const direct = (): Provider => ({ id: 'baseline', complete: () => new Promise<CompletionResult>((r) => gates.push(() => r(answer))) });
+    const calls = new GenerateQueue(parseQueueUrl(redis.url), key, direct, 1, () => undefined, []);
+    const queue = new Queue(generateQueueName('baseline'), { connection: connection(), prefix: QUEUE_PREFIX });
+    const request = { system: '', messages: [], params: {}, task: task.task, language: 'go', sample: 0, round: 0 } as unknown as CompletionRequest;
+    const settled = (p: Promise<CompletionResult>): Promise<string> =>
+      Promise.race([p.then((r) => `answered ${r.text}`, (e: unknown) => String(e)), new Promise<string>((r) => setTimeout(() => r('still waiting'), 30_000))]);
+    let fake: Worker | undefined;
+    try {
+      const provider = calls.provider(EXPERIMENT);
+      const first = provider.complete(request);
+      for (let i = 0; i < 100 && !gates.length; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(gates.length, 1, 'the first call is being made');
+      const second = provider.complete(request);
+      let waiting: Job | undefined;
+      for (let i = 0; i < 100 && !waiting; i++) {
+        waiting = (await queue.getJobs(['waiting', 'prioritized']))[0];
+        if (!waiting) await new Promise((r) => setTimeout(r, 100));
+      }
+      assert.ok(waiting, 'the second call waits in Redis');
+      await waiting.remove();
+      assert.match(await settled(second), /no longer in Redis/);
+
+      // A fake worker takes the next call (this process's only slot is still busy) and fails it with a
+      // reason made to forge a line in the worker's log.
+      fake = new Worker(generateQueueName('baseline'), async (): Promise<unknown> => {
+        throw new UnrecoverableError('x\n\x1b[2Kforged line');
+      }, { connection: connection(), prefix: QUEUE_PREFIX });
+      const third = await settled(provider.complete(request));
+      assert.match(third, /not signed/, third);
+      assert.doesNotMatch(third, /[\x00-\x1f]/, JSON.stringify(third));
+      for (const open of gates) open();
+      assert.equal((await first).text, 'x', 'the call nobody touched is answered');
+    } finally {
+      for (const open of gates) open();
+      await fake?.close();
+      await calls.close();
+      await queue.obliterate({ force: true });
+      await queue.close();
     }
   });
 

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue, QueueEvents, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { CompletionRequest, CompletionResult, Provider } from '../generate/types';
 import { connectionOptions, type QueueAddress } from './queue-url';
-import { FinishedMessages, seal, unseal, type RunKey, type SignedMessage } from './run-key';
+import { FinishedMessages, printable, seal, unseal, type RunKey, type SignedMessage } from './run-key';
 import { endpointProblem, JOB_FORMAT, QUEUE_PREFIX, type JobExperiment } from './task-job';
 
 /**
@@ -43,6 +43,37 @@ export async function applyRateLimit(address: QueueAddress, provider: string, li
   }
 }
 
+/** How often a waiting call's job is looked up: no event ever comes for a job someone deleted. */
+const LOOKUP_MS = 5_000;
+
+/**
+ * Rejects once the call's job has been missing from Redis at two lookups in a row while its answer has
+ * not come: someone with access deleted it (BullMQ removes a finished call itself, just before its
+ * event, hence the second lookup). Without it, the worker's task would wait for that call forever.
+ */
+function vanished(queue: Queue, jobId: string, finished: Promise<unknown>): { promise: Promise<never>; stop(): void } {
+  let done = false;
+  let timer: NodeJS.Timeout | undefined;
+  const stop = (): void => {
+    done = true;
+    clearTimeout(timer);
+  };
+  finished.then(stop, stop);
+  const promise = new Promise<never>((_, reject) => {
+    let missing = 0;
+    const look = async (): Promise<void> => {
+      const state = await queue.getJobState(jobId).catch(() => 'unreachable');
+      if (done) return;
+      missing = state === 'unknown' ? missing + 1 : 0;
+      if (missing >= 2) return reject(new Error('the model call is no longer in Redis (removed by someone with access to it, not by this run)'));
+      timer = setTimeout(() => void look(), LOOKUP_MS);
+    };
+    timer = setTimeout(() => void look(), LOOKUP_MS);
+  });
+  promise.catch(() => undefined);
+  return { promise, stop };
+}
+
 interface GenerateJobData {
   experiment: JobExperiment;
   request: Omit<CompletionRequest, 'signal'>;
@@ -77,7 +108,7 @@ export class GenerateQueue {
         const jobId = String(job.id);
         const opened = unseal(this.runKey, job.data, { kind: 'model-call', queue, jobId });
         if ('problem' in opened) {
-          this.log(`refused model call ${jobId} of ${queue}: the call ${opened.problem}`);
+          this.log(`refused model call ${printable(jobId, 100)} of ${queue}: the call ${opened.problem}`);
           throw new UnrecoverableError(`refused: the call ${opened.problem}`);
         }
         // Each call is made once: a copy of a signed call put back in the queue spends no key again.
@@ -128,19 +159,26 @@ export class GenerateQueue {
         const jobId = randomBytes(16).toString('hex');
         const { message, nonce } = seal(this.runKey, JOB_FORMAT, { kind: 'model-call', queue: name, jobId }, { experiment: e, request: plain } satisfies GenerateJobData);
         const job = await queue.add('call', message, { jobId, attempts: 1, removeOnComplete: true, removeOnFail: true });
-        const finished = (job.waitUntilFinished(events) as Promise<unknown>).then((value) => {
-          const opened = unseal(this.runKey, value, { kind: 'model-answer', queue: name, jobId, reply: nonce });
-          if ('problem' in opened) {
-            this.log(`refused the answer to model call ${jobId}: ${opened.problem}`);
-            throw new Error(`the answer to a model call was refused: ${opened.problem}`);
-          }
-          return opened.payload as CompletionResult;
-        });
-        if (!signal) return finished;
+        const finished = (job.waitUntilFinished(events) as Promise<unknown>).then(
+          (value) => {
+            const opened = unseal(this.runKey, value, { kind: 'model-answer', queue: name, jobId, reply: nonce });
+            if ('problem' in opened) {
+              this.log(`refused the answer to model call ${jobId}: ${opened.problem}`);
+              throw new Error(`the answer to a model call was refused: ${opened.problem}`);
+            }
+            return opened.payload as CompletionResult;
+          },
+          (e: unknown) => {
+            // BullMQ's failure reason is whatever the failing side wrote: no run key signs it.
+            throw new Error(`the model call failed: ${printable(e instanceof Error ? e.message : String(e), 2000)} (a reason as Redis holds it: not signed)`);
+          },
+        );
+        const gone = vanished(queue, jobId, finished);
         return Promise.race([
           finished,
-          new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason ?? new Error('aborted')), { once: true })),
-        ]);
+          gone.promise,
+          ...(signal ? [new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason ?? new Error('aborted')), { once: true }))] : []),
+        ]).finally(gone.stop);
       },
     };
   }
