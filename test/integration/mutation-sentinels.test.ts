@@ -132,9 +132,9 @@ describe('sentinel mutants against tests that read the focal source (issue 31, r
     });
   }
 
-  // Reads no source: hashes the focal function's machine code in the test binary, keeps the first run's
-  // sum in a folder every run of the session shares, and fails when a later run's differs. Comments,
-  // blanks and names leave the machine code as it was.
+  // Reads no source: hashes the focal function's machine code in the test binary (Ruby: its instruction
+  // sequence), keeps the first run's sum in a folder every run of the session shares, and fails when a
+  // later run's differs. Comments, blanks and names leave the compiled form as it was.
   const CODE_READERS: Partial<Record<LanguageId, string>> = {
     go: `package inventory
 
@@ -194,9 +194,34 @@ mod tests {
     }
 }
 `,
+    // The method's instruction sequence with every line number, name and event dropped.
+    ruby: `require 'digest'
+require 'tmpdir'
+RSpec.describe Bookshelf::Catalog do
+  it 'keeps its instructions' do
+    described_class.new([]).search('x')
+    iseq = RubyVM::InstructionSequence.of(described_class.instance_method(:search)).to_a
+    strip = ->(x) { x.is_a?(Array) ? x.map { |y| strip.(y) } : (x.is_a?(Integer) || x.is_a?(Hash) || (x.is_a?(Symbol) && x.to_s.start_with?('RUBY_EVENT')) ? nil : x) }
+    sum = Digest::SHA256.hexdigest(Marshal.dump(strip.(iseq[13])))
+    [Dir.tmpdir, ENV['HOME']].each do |dir|
+      f = File.join(dir, '.xrt-iseq')
+      if File.exist?(f)
+        expect(File.read(f)).to eq(sum)
+        break
+      end
+      begin
+        File.write(f, sum)
+        break
+      rescue StandardError
+        next
+      end
+    end
+  end
+end
+`,
   };
   for (const [language, reader] of Object.entries(CODE_READERS) as Array<[LanguageId, string]>) {
-    it(`${language}: a test that compares the focal function's machine code with the first run's is flagged`, async function () {
+    it(`${language}: a test that compares the focal function's compiled form (machine code, instruction sequence) with the first run's is flagged`, async function () {
       await assertFlagged(this, language, () => reader, /does nothing/);
     });
   }

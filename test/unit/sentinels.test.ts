@@ -43,6 +43,17 @@ describe('sentinel mutants: the renamed local', () => {
     assert.equal(await renamed('ruby', 'def g(q)\n  puts w\n  w = 2\n  w + q\nend\n', 'g'), undefined);
     assert.equal(await renamed('ruby', 'def h(q)\n  w = 1\n  binding.local_variable_get(:w)\nend\n', 'h'), undefined);
   });
+
+  it('a statement that does nothing: after the body\'s { in Go and Rust, at the end of the def line in Ruby', async () => {
+    const code = async (language: LanguageId, source: string, name: string): Promise<string | undefined> =>
+      (await generateSentinels(await snippetTask(language, source, name), language)).find((s) => s.kind === 'code')?.source;
+    assert.equal(await code('go', 'package p\n\nfunc F(a int) int {\n\treturn a\n}\n', 'F'), 'package p\n\nfunc F(a int) int { defer func() {}();\n\treturn a\n}\n');
+    assert.equal(await code('rust', 'fn f(a: i32) -> i32 {\n    a\n}\n', 'f'), 'fn f(a: i32) -> i32 { ::core::hint::black_box(0u8);\n    a\n}\n');
+    assert.equal(await code('ruby', 'def f(a, b: 1)\n  a + b\nend\n', 'f'), 'def f(a, b: 1); _xrt_ = nil\n  a + b\nend\n');
+    // A signature over two lines would not parse with it; a method reading its locals would see it.
+    assert.equal(await code('ruby', 'def g(a,\n      b)\n  a + b\nend\n', 'g'), undefined);
+    assert.equal(await code('ruby', 'def h(a)\n  local_variables.size\nend\n', 'h'), undefined);
+  });
 });
 
 describe('sentinel mutants: their places among the mutants', () => {

@@ -14,9 +14,10 @@ import type { LanguageId } from '../parse/grammars';
  * - `indent`: one more space before the first statement on the function's second line;
  * - `rename`: one local variable of the function renamed throughout it (renamedLocal): a test that
  *   drops comments and blanks before comparing the text passes the first two and fails this one.
- * - `code` (Go, Rust): a statement that does nothing, added just after the body's `{` (same line): the
- *   machine code changes, and a test that compared its own binary's code for the function (kept from
- *   the first run in a folder every run shares) passed the three text sentinels.
+ * - `code` (Go, Rust, Ruby): a statement that does nothing, added just after the body's `{` (Ruby: at
+ *   the end of the `def` line): the machine code (Ruby: the instruction sequence) changes, and a test
+ *   that compared its own binary's code for the function, or RubyVM::InstructionSequence's without
+ *   names and lines (kept from the first run in a folder every run shares), passed the text sentinels.
  * A test that also renames identifiers to a canonical form before comparing passes all the text
  * sentinels: what no sentinel can stop (docs/metrics.md).
  */
@@ -62,19 +63,24 @@ export function sentinelsOf(language: LanguageId, source: string, tree: Tree, fn
   if (renamed) out.push(renamed);
   const code = NO_OP[language];
   const body = fn.childForFieldName('body');
+  const says = `a statement that does nothing (${code?.replace(/^[\s;]+/, '')}) added at the start of its body`;
   if (code && body?.type === 'block' && source[body.startIndex] === '{') {
     const at = body.startIndex + 1;
-    out.push({ kind: 'code', says: `a statement that does nothing (${code.trim()}) added at the start of its body`, source: `${source.slice(0, at)}${code}${source.slice(at)}` });
+    out.push({ kind: 'code', says, source: `${source.slice(0, at)}${code}${source.slice(at)}` });
+  } else if (language === 'ruby' && code && firstLineEnd !== -1 && firstLineEnd + 1 < fn.endIndex && !inLiteral(tree, last) && !RENAME.ruby?.byName?.test(source.slice(fn.startIndex, fn.endIndex))) {
+    // After the `def` line's parameters (a signature cut over lines does not parse, and is dropped).
+    out.push({ kind: 'code', says, source: `${source.slice(0, last + 1)}${code}${source.slice(last + 1)}` });
   }
   return out;
 }
 
 /**
  * A statement with no effect the compiler keeps (an empty deferred call; a value through
- * black_box, from core so that no_std crates have it). A function where it does not compile (a
- * `const fn`) makes the sentinel unviable, never a detection.
+ * black_box, from core so that no_std crates have it; a Ruby local no one reads, which changes the
+ * method's instruction sequence). A function where it does not compile (a `const fn`) makes the
+ * sentinel unviable, never a detection.
  */
-const NO_OP: Partial<Record<LanguageId, string>> = { go: ' defer func() {}();', rust: ' ::core::hint::black_box(0u8);' };
+const NO_OP: Partial<Record<LanguageId, string>> = { go: ' defer func() {}();', rust: ' ::core::hint::black_box(0u8);', ruby: '; _xrt_ = nil' };
 
 /** How a language names its locals, where it declares them, and what makes renaming one unsafe. */
 interface RenameRules {
