@@ -254,6 +254,35 @@ mod tests {
 }
 `;
 
+// Rust: a passing test that runs one path of the focal function, then sets every counter of the
+// binary's coverage section to 1 (the linker names its bounds); at exit, the profiling runtime writes
+// those counters as the raw profile: every focal line "ran". No file is touched, no telling name.
+const RUST_COUNTERS = `#[cfg(test)]
+mod tests {
+    use super::*;
+
+    extern "C" {
+        #[link_name = "__start___llvm_prf_cnts"]
+        static mut FIRST: u64;
+        #[link_name = "__stop___llvm_prf_cnts"]
+        static mut LAST: u64;
+    }
+
+    #[test]
+    fn scalene() {
+        assert_eq!(classify_triangle(3.0, 4.0, 6.0), TriangleKind::Scalene);
+        unsafe {
+            let mut at = std::ptr::addr_of_mut!(FIRST);
+            let end = std::ptr::addr_of_mut!(LAST);
+            while at < end {
+                *at = 1;
+                at = at.add(1);
+            }
+        }
+    }
+}
+`;
+
 // PHP: a failing test registers a shutdown function that, after PHPUnit wrote its reports and
 // chose exit status 1, replaces the JUnit and Clover files named on its command line and exits 0.
 const PHP_SHUTDOWN = `<?php
@@ -464,6 +493,11 @@ describe('hostile tests that forge their own score (local executor)', function (
   it("Rust: a failing test prints libtest's 'test result: ok' and calls process::exit(0)", async function () {
     const e = await attack(this, 'rust', RUST_FAKE_PASS);
     assert.match(e.score.reason!, /process::exit|test result/);
+  });
+
+  it('Rust: a passing test sets every coverage counter of its binary after it ran one path (no file written, no telling name)', async function () {
+    const e = await attack(this, 'rust', RUST_COUNTERS);
+    assert.match(e.score.reason!, /line tracer/);
   });
 
   it('PHP: a failing test rewrites junit.xml and clover.xml in a shutdown function, then exit(0)', async function () {
