@@ -117,6 +117,9 @@ export const FIXED_SANDBOX_PATH = '/xrt/sandbox';
 /** Where commands' views go (`PhaseCommand.view`): like the fixed path, only inside bubblewrap's root. */
 export const COMMAND_VIEWS = '/xrt/views';
 
+/** The most a sealed channel keeps (`PhaseCommand.sealedChannel`): the line tracer's report is a few kilobytes. */
+const SEALED_BYTES = 1024 * 1024;
+
 /** A view's folders: under COMMAND_VIEWS, mountable paths with nothing to resolve, sources outside the sandbox. */
 function viewProblem(view: NonNullable<PhaseCommand['view']>, sandboxDir: string): string | null {
   const clean = (p: string): boolean => MOUNTABLE.test(p) && path.posix.normalize(p) === p && !p.split('/').includes('..');
@@ -193,6 +196,7 @@ export class LocalExecutor implements Executor {
       concurrentCommands: true,
       // Only bubblewrap can show the sandbox elsewhere (a mount namespace per command).
       ...(this.bwrap ? { fixedSandboxPath: FIXED_SANDBOX_PATH, commandViews: COMMAND_VIEWS } : {}),
+      sealedChannel: true,
     };
   }
 
@@ -381,7 +385,11 @@ class LocalSession implements Session {
     return await new Promise<PhaseResult>((resolve) => {
       let timedOut = false;
       let finished = false;
-      const child = spawn(argv[0], argv.slice(1), { cwd: cmd.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      // Descriptor 3, where asked: bubblewrap passes it to the command and its own init closes it.
+      const child = spawn(argv[0], argv.slice(1), { cwd: cmd.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', cmd.sealedChannel ? 'pipe' : 'ignore'] });
+      const sealed = cmd.sealedChannel ? new CappedOutput(SEALED_BYTES) : null;
+      const sealedPipe = child.stdio[3];
+      if (sealed && sealedPipe) sealedPipe.on('data', (b: Buffer) => sealed.push(b));
       const kill = (): void => {
         try {
           if (child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -410,8 +418,8 @@ class LocalSession implements Session {
         output.push(b);
         cmd.onOutput?.(b.toString('utf8'));
       };
-      child.stdout.on('data', onOutput);
-      child.stderr.on('data', onOutput);
+      child.stdout?.on('data', onOutput);
+      child.stderr?.on('data', onOutput);
       const finish = async (exitCode: number | null, sig: string | null, error?: Error): Promise<void> => {
         if (finished) return;
         finished = true;
@@ -433,6 +441,7 @@ class LocalSession implements Session {
           outputTruncated: output.truncated,
           output: output.text(),
           durationMs: Date.now() - started,
+          ...(sealed ? { sealed: sealed.text() } : {}),
         });
       };
       child.on('error', (e) => void finish(null, null, e));

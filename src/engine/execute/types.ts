@@ -75,6 +75,13 @@ export interface PhaseCommand {
    */
   view?: { dir: string; readOnly: Array<{ source: string; dest: string }> };
   /**
+   * Where the executor gives it (`ExecutorCapabilities.sealedChannel`): a pipe opened as the command's
+   * file descriptor 3, read into `PhaseResult.sealed`. For a trusted program the command starts first
+   * (the line tracer), which closes it before anything of the test runs: what arrives there was not
+   * written by the test. Absent: no descriptor 3.
+   */
+  sealedChannel?: boolean;
+  /**
    * On a phase that runs no test code and is followed by a test phase with these writable folders (a
    * compile): an executor that must open the copy to the test's user before the test phase (docker,
    * root engine) may do it at the end of this command instead of in a command of its own. So the
@@ -114,6 +121,8 @@ export interface PhaseResult {
   outputTruncated: boolean;
   /** stdout and stderr interleaved as they arrived (capped at `outputBytes`). */
   output: string;
+  /** What arrived on the command's descriptor 3 (`PhaseCommand.sealedChannel`), capped; absent when none was asked for. */
+  sealed?: string;
   durationMs: number;
 }
 
@@ -228,6 +237,8 @@ export interface ExecutorCapabilities {
    * command's own mount namespace. Absent: no views (docker, unconfined local).
    */
   commandViews?: string;
+  /** Whether commands may ask for a sealed descriptor 3 (`PhaseCommand.sealedChannel`): local. */
+  sealedChannel?: boolean;
   /**
    * Builds (or reuses) a repository's environment image, its dependencies fetched once, and names it.
    * Absent where the executor runs no images.

@@ -37,6 +37,12 @@ export interface LanguageTamperingRules {
    * and cannot be taken back. `readReport`: a report file of the slot, read safely, null when absent.
    */
   reportsDisagree?(output: string, readReport: (name: string) => string | null, outputTruncated: boolean): Finding | null;
+  /**
+   * The focal lines the coverage counts against those a program outside the test's process saw run
+   * (the line tracer's report, on the test phase's sealed channel: `PhaseResult.sealed`). Called only
+   * when the test phase ran under the tracer and ended by itself (not at its time limit).
+   */
+  tracedCoverage?(sealed: string, covered: readonly number[]): Finding | null;
 }
 
 /** One sign of tampering in a run: the rule, what the trick did in words, and the line that shows it. */

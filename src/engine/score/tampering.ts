@@ -119,6 +119,9 @@ export interface TamperingInput {
   sandbox?: { dir: string; focalFile: string };
   /** A report file the runner wrote in the slot's report folder, read safely; null when absent or not a plain file. */
   readReport?: (name: string) => string | null;
+  /** What the test phase's sealed channel received (the line tracer's report); absent: it ran untraced. */
+  testSealed?: string;
+  testTimedOut?: boolean;
 }
 
 /** Every sign of tampering in one test run; empty when none. */
@@ -145,6 +148,9 @@ export async function detectTampering(input: TamperingInput): Promise<Finding[]>
   if (disagrees) found.push(disagrees);
   const rewritten = input.readReport ? rules.reportsDisagree?.(input.testOutput, input.readReport, input.testOutputTruncated) : null;
   if (rewritten) found.push(rewritten);
+  // A phase ended at its limit killed the tracer before it could report: that slot fails anyway.
+  const untraced = input.testSealed !== undefined && !input.testTimedOut ? rules.tracedCoverage?.(input.testSealed, input.coverage.covered) : null;
+  if (untraced) found.push(untraced);
   const unknown = await rules.unknownTests?.(input.testCode, r, input.sandbox);
   if (unknown) found.push(unknown);
   const { executable, covered } = input.coverage;
@@ -237,6 +243,8 @@ export async function checkTampering<S extends Parameters<typeof applyTampering>
     focalExpected: run.focalExpected,
     sandbox: { dir: run.sandboxDir, focalFile: run.focalFile },
     readReport: run.readReport,
+    testSealed: run.test?.sealed,
+    testTimedOut: run.test?.timedOut,
   });
   return applyTampering(score, findings);
 }

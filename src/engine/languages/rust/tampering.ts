@@ -1,5 +1,6 @@
 import { LIBTEST_RUNNING, LIBTEST_SUMMARY, libtestResultLine } from '../../score/reports/libtest';
 import type { Finding, LanguageTamperingRules } from '../../score/tampering-rules';
+import { traceDisagrees } from '../../tracer/report';
 
 /**
  * libtest runs inside the test's own executable and prints the verdict to the same stdout the test
@@ -49,4 +50,8 @@ export const rustTamperingRules: LanguageTamperingRules = {
   },
 
   outputDisagrees: (output) => extraResultLines(output),
+
+  // The raw profiles are the test binary's to write (its counters are in its own memory until exit);
+  // the line tracer (toolchain.ts) watched the binary from outside.
+  tracedCoverage: (sealed, covered) => traceDisagrees(sealed, covered, 'rust-coverage-rewritten'),
 };

@@ -9,6 +9,7 @@ import { rustStatementLines, statementHits } from './statement-lines';
 import { LIBTEST_RUNNING, parseLibtestOutput } from '../../score/reports/libtest';
 import { testTargetArgs, CARGO_METADATA_FILE } from './test-targets';
 import { cargoMetadataOf, hostToolchain, pinnedToolchain, prepareWarmTarget } from './warm-target';
+import { lineTracer, prepareLineTracer, traced } from './line-tracer';
 
 function moduleName(ctx: RunContext): string {
   return `xrepotest_${ctx.id}`;
@@ -155,6 +156,8 @@ export const rustToolchain: Toolchain = {
     if (at < original.length) placement.insertedAt = at;
     if (config.environment) placement.environment = config.environment;
     if (config.unknownGate) unknownGates.set(placement, config.unknownGate);
+    const tracer = lineTracer(ctx);
+    if ('problem' in tracer) placement.notes.push(`the coverage is not cross-checked: ${tracer.problem}`);
     return placement;
   },
 
@@ -178,10 +181,11 @@ export const rustToolchain: Toolchain = {
     // Written again per mutant, after the test ran once: never through a link the test left.
     writeInSandbox(ctx, script, lines.join('\n') + '\n');
     writeInSandbox(ctx, path.join(ctx.sandbox.xrt, 'test-executables.json'), JSON.stringify(exes));
-    return phase('test', ctx, ['sh', script], ctx.sandbox.projectRoot, {
+    // Under the line tracer where the executor can seal its report from the test (line-tracer.ts).
+    return traced(ctx, exes, phase('test', ctx, ['sh', script], ctx.sandbox.projectRoot, {
       ...cargoEnv(ctx),
       LLVM_PROFILE_FILE: path.join(prof, 'test-%p-%m.profraw'),
-    });
+    }));
   },
 
   coverage(ctx) {
@@ -242,8 +246,9 @@ export const rustToolchain: Toolchain = {
 
   // Before the test exists: locally the trusted fetch, then the repository's warm target copied in;
   // in a container, a warm-up into the slot's own target (warm-target.ts).
-  prepareSandbox: (ctx, with_) =>
-    prepareWarmTarget(ctx, with_, {
+  prepareSandbox: async (ctx, with_) => {
+    await prepareLineTracer(ctx, with_.executor);
+    return prepareWarmTarget(ctx, with_, {
       flags: RUSTFLAGS,
       targetInSandbox: path.join(ctx.sandbox.xrt, 'target'),
       command: (targetDir) =>
@@ -257,5 +262,6 @@ export const rustToolchain: Toolchain = {
           ctx.sandbox.projectRoot,
           { ...cargoEnv(ctx), CARGO_TARGET_DIR: targetDir },
         ),
-    }),
+    });
+  },
 };

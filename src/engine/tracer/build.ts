@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { isExecutable } from '../context/lsp/server-kit';
+import { resourceRoot } from '../util/resources';
+
+const run = promisify(execFile);
+
+/**
+ * The line tracer (linetrace/main.go), built once per Go installation and source, on the host, outside
+ * every sandbox: Go's standard library only, compiled from a copy of the source in an empty folder with
+ * none of the user's or a repository's Go settings (no GOFLAGS, no workspace, no toolchain switch,
+ * offline), into `~/.cache/xrepotest/linetrace/<go version>-<hash>/linetrace`. The test phase sees that
+ * folder read-only (a command view of the local executor), never a copy the test could replace.
+ */
+export const TRACER_SOURCE = (): string => path.join(resourceRoot(), 'src', 'engine', 'tracer', 'linetrace', 'main.go');
+
+function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
+  return env.XRT_LINETRACE_HOME ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'linetrace');
+}
+
+function buildEnv(home: string, gocache: string): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: home, GOENV: 'off', GOFLAGS: '', GOWORK: 'off', GOTOOLCHAIN: 'local', GOPROXY: 'off', GO111MODULE: 'on', CGO_ENABLED: '0', GOCACHE: gocache, LANG: 'C.UTF-8' };
+}
+
+/** Where the tracer runs at all: it reads x86-64 registers and Linux's ptrace. */
+export const tracerSupported = (): boolean => process.platform === 'linux' && process.arch === 'x64';
+
+let pending: Promise<{ dir: string } | { problem: string }> | null = null;
+
+/** The folder holding a built `linetrace`, or why there is none. Memoized per process. */
+export function localLineTracer(): Promise<{ dir: string } | { problem: string }> {
+  pending ??= build().catch((e: unknown) => {
+    pending = null; // a later slot may try again (Go installed since, a full disk freed)
+    return { problem: `the line tracer could not be built (${e instanceof Error ? e.message.split('\n')[0] : String(e)})` };
+  });
+  return pending;
+}
+
+async function build(): Promise<{ dir: string }> {
+  if (!tracerSupported()) throw new Error(`ptrace line tracing is implemented for Linux x86-64 only, not ${process.platform}/${process.arch}`);
+  const source = fs.readFileSync(TRACER_SOURCE());
+  const root = cacheHome();
+  fs.mkdirSync(root, { recursive: true });
+  const probe = await run('go', ['env', 'GOVERSION', 'GOROOT'], { env: buildEnv(root, path.join(root, `gocache-${process.pid}`)), cwd: root, timeout: 60_000 });
+  const [version] = probe.stdout.trim().split('\n');
+  const key = `${version}-${createHash('sha256').update(probe.stdout).update(source).digest('hex').slice(0, 12)}`.replace(/[^A-Za-z0-9._-]/g, '_');
+  const dir = path.join(root, key);
+  const bin = path.join(dir, 'linetrace');
+  if (isExecutable(bin)) return { dir };
+  // An empty working folder of this build's own: nothing but the source, no go.mod to read settings from.
+  const work = fs.mkdtempSync(path.join(root, 'build-'));
+  const tmp = `${bin}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(work, 'main.go'), source);
+    await run('go', ['build', '-trimpath', '-o', tmp, 'main.go'], { env: buildEnv(work, path.join(work, 'gocache')), cwd: work, timeout: 600_000 });
+    fs.renameSync(tmp, bin); // atomic: another process building the same key renames an identical file
+  } finally {
+    fs.rmSync(tmp, { force: true });
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  return { dir };
+}
