@@ -73,8 +73,9 @@ type report struct {
 }
 
 const (
-	ptraceOptions = syscall.PTRACE_O_TRACECLONE | syscall.PTRACE_O_TRACEFORK | syscall.PTRACE_O_TRACEVFORK | syscall.PTRACE_O_TRACEEXEC | 0x100000 /* PTRACE_O_EXITKILL */
-	wall          = 0x40000000 // __WALL
+	exitKill      = 0x100000 // PTRACE_O_EXITKILL: every tracee dies with the tracer
+	ptraceOptions = syscall.PTRACE_O_TRACECLONE | syscall.PTRACE_O_TRACEFORK | syscall.PTRACE_O_TRACEVFORK | syscall.PTRACE_O_TRACEEXEC | exitKill
+	wall          = 0x40000000 // __WALL: threads and clones too
 	siKernel      = 0x80
 	cloneVM       = 0x100
 )
@@ -369,6 +370,22 @@ func (t *tracer) lineTable(exe string) map[uint64][]int {
 		t.problem("no debug information: %v", err)
 		return table
 	}
+	// Only addresses in code the executable holds: a function the linker dropped keeps its line rows,
+	// at address 0 or a tombstone (an int3 there would land in the ELF header or nowhere).
+	var code [][2]uint64
+	for _, sec := range f.Sections {
+		if sec.Flags&elf.SHF_EXECINSTR != 0 && sec.Flags&elf.SHF_ALLOC != 0 && sec.Size > 0 {
+			code = append(code, [2]uint64{sec.Addr, sec.Addr + sec.Size})
+		}
+	}
+	inCode := func(a uint64) bool {
+		for _, c := range code {
+			if a >= c[0] && a < c[1] {
+				return true
+			}
+		}
+		return false
+	}
 	r := d.Reader()
 	for {
 		cu, err := r.Next()
@@ -386,7 +403,7 @@ func (t *tracer) lineTable(exe string) map[uint64][]int {
 		}
 		var e dwarf.LineEntry
 		for lr.Next(&e) == nil {
-			if e.EndSequence || e.File == nil || e.Line < t.from || e.Line > t.to || filepath.Clean(e.File.Name) != t.file {
+			if e.EndSequence || e.File == nil || e.Line < t.from || e.Line > t.to || filepath.Clean(e.File.Name) != t.file || !inCode(e.Address) {
 				continue
 			}
 			if !contains(table[e.Address], e.Line) {
