@@ -20,6 +20,7 @@ export function toolConfirmation(
     scoreTest: `Run a test of ${target}?`,
     generateTests: `Generate and run tests of ${target}?`,
     runBenchmark: 'Run the benchmark on this workspace?',
+    mutants: `Run mutants of ${target} against its test?`,
   };
   const parts: string[] = [];
   if (tool.callsModel) parts.push(`XRepoTest asks ${settings.provider === 'baseline' ? 'the offline baseline (no model)' : `${settings.provider}${settings.model ? ` (${settings.model})` : ''}`} to write tests, which may cost money.`);
@@ -33,6 +34,6 @@ export function toolConfirmation(
 /** A tool that runs code, asked for in a workspace not trusted: the run commands' refusal. */
 export function toolTrustRefusal(tool: EditorToolInfo): string | undefined {
   if (!tool.runsCode) return undefined;
-  const what: Record<string, string> = { scoreTest: 'Scoring a test', generateTests: 'Generating tests', runBenchmark: 'Benchmarking the workspace' };
+  const what: Record<string, string> = { scoreTest: 'Scoring a test', generateTests: 'Generating tests', runBenchmark: 'Benchmarking the workspace', mutants: 'Mutation testing' };
   return `XRepoTest: ${trustRefusal(what[tool.id] ?? tool.id)}`;
 }

@@ -9,7 +9,7 @@
  * are declared with, and checked by ajv with the messages the editor's requests get.
  */
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { callTool, TOOLS, type AnyTool, type ToolServices } from '../engine/tools';
 import { monotonicProgress } from './progress';
 import { mcpToolName, toolByMcpName } from './tool-names';
@@ -18,7 +18,7 @@ import { mcpToolName, toolByMcpName } from './tool-names';
 const INSTRUCTIONS =
   'XRepoTest scores unit tests for Rust, Go, Julia, PHP and Ruby functions of one workspace: focal_functions lists a file\'s functions and their scores; ' +
   'score_test runs a test you wrote in a disposable, isolated copy and returns compile/pass, focal line coverage with the lines not run, whether it calls ' +
-  'the function, the failure category and the runner\'s message; generate_tests has the configured model write and score tests; coverage returns the last ' +
+  'the function, the failure category and the runner\'s message; mutants returns the changes a passing test does not catch, with their diffs; generate_tests has the configured model write and score tests; coverage returns the last ' +
   'known coverage; run_benchmark scores a whole dataset. Paths are relative to the workspace; nothing outside it is reachable.';
 
 export function mcpToolOf(tool: AnyTool): Tool {
@@ -28,6 +28,7 @@ export function mcpToolOf(tool: AnyTool): Tool {
     title: tool.title,
     description: tool.description(mcpToolName),
     inputSchema: tool.inputSchema as Tool['inputSchema'],
+    outputSchema: tool.outputSchema as Tool['outputSchema'],
     annotations: {
       title: tool.title,
       readOnlyHint: readOnly,
@@ -50,7 +51,8 @@ export function createMcpServer(services: ToolServices, version: string, inFligh
   server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const { name, arguments: args, _meta } = request.params;
     const tool = toolByMcpName(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${JSON.stringify(name)}: the tools are ${TOOLS.map((t) => mcpToolName(t.id)).join(', ')}`);
+    // Not an McpError: its message already starts "MCP error -32602:", and the client's error adds that again.
+    if (!tool) throw Object.assign(new Error(`unknown tool ${JSON.stringify(name)}: the tools are ${TOOLS.map((t) => mcpToolName(t.id)).join(', ')}`), { code: ErrorCode.InvalidParams });
     const token = _meta?.progressToken;
     const progress =
       token === undefined

@@ -11,7 +11,7 @@ import { withSettingsProperties, type WithSettings } from './protocol';
 import { ClientRequest, literal } from './wire';
 
 /** The engine's tool ids (engine/tools/definition.ts TOOL_IDS), in the same order. */
-export const EDITOR_TOOL_IDS = ['focalFunctions', 'scoreTest', 'generateTests', 'coverage', 'runBenchmark'] as const;
+export const EDITOR_TOOL_IDS = ['focalFunctions', 'scoreTest', 'generateTests', 'coverage', 'runBenchmark', 'mutants'] as const;
 export type EditorToolId = (typeof EDITOR_TOOL_IDS)[number];
 
 /** What the extension needs to know of a tool before it calls the server: what to ask the user. */
@@ -29,6 +29,7 @@ export const EDITOR_TOOLS: readonly EditorToolInfo[] = [
   { id: 'generateTests', runsCode: true, callsModel: true },
   { id: 'coverage', runsCode: false, callsModel: false },
   { id: 'runBenchmark', runsCode: true, callsModel: true },
+  { id: 'mutants', runsCode: true, callsModel: false },
 ];
 
 /** The name VS Code and the model know a tool by: `xrepotest_scoreTest`. */

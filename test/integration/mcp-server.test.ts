@@ -13,6 +13,7 @@ import type { FocalCoverage } from '../../src/engine/tools/coverage';
 import type { FocalFunctions } from '../../src/engine/tools/focal-functions';
 import type { GeneratedTests } from '../../src/engine/tools/generate-tests';
 import type { ToolScore } from '../../src/engine/tools/tool-score';
+import type { ToolMutants, ToolMutation } from '../../src/engine/tools/mutants';
 import { generatedTest, treeDigest } from '../helpers/evaluate';
 import { goNativeLines } from '../helpers/go-cover-lines';
 import { memorySandboxParent } from '../../src/engine/execute/memory-folder';
@@ -146,9 +147,12 @@ describe('xrepotest mcp: the tools over the Model Context Protocol', function ()
   const call = async (name: string, args: Record<string, unknown>, onprogress?: (p: Progress) => void): Promise<CallToolResult> =>
     (await server.client.callTool({ name, arguments: args }, undefined, { timeout: 600_000, resetTimeoutOnProgress: true, ...(onprogress ? { onprogress } : {}) })) as CallToolResult;
 
-  it('lists the five tools with their schemas and what each may do', async () => {
+  it('lists the six tools with their schemas, their results\' schemas and what each may do', async () => {
     const { tools } = await server.client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['focal_functions', 'score_test', 'generate_tests', 'coverage', 'run_benchmark']);
+    assert.deepEqual(tools.map((t) => t.name), ['focal_functions', 'score_test', 'generate_tests', 'coverage', 'run_benchmark', 'mutants']);
+    // Every tool returns structured results, and says their shape (the SDK's client checks each result against it from here on).
+    for (const t of tools) assert.equal(t.outputSchema?.type, 'object', `${t.name}: outputSchema`);
+    assert.ok(tools.find((t) => t.name === 'mutants')?.outputSchema?.required?.includes('survivors'));
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     assert.deepEqual(byName.score_test.inputSchema.required, ['file', 'function', 'testCode']);
     assert.equal(byName.score_test.annotations?.readOnlyHint, false);
@@ -273,6 +277,50 @@ func TestLeakEncoded(t *testing.T) {
     assert.equal(treeDigest(ws), digest);
   });
 
+  it('returns the mutants a passing test does not catch, with their diffs, from score_test and from mutants on the kept test; progress ends at its total', async () => {
+    const progress: Progress[] = [];
+    const r = await call('score_test', { file: 'item.go', function: 'Status', testCode: generatedTest('go', 'pass'), mutants: true }, (p) => progress.push(p));
+    assert.ok(!r.isError, textOf(r));
+    const m = (r.structuredContent as unknown as { mutation: ToolMutation }).mutation;
+    assert.equal(m.ran, true, m.reason ?? '');
+    assert.ok(m.viable > 0 && m.killed > 0, `${m.killed} of ${m.viable} caught`);
+    assert.equal(m.killed + m.timedOut + m.survived, m.viable);
+    // The test never runs Status with a reorder level or a shelf capacity: a boundary change there survives.
+    assert.ok(m.survivors.length > 0 && m.survivors.length === m.survived, `${m.survived} survived`);
+    for (const s of m.survivors) {
+      assert.ok(s.line >= status.from && s.line <= status.to, `line ${s.line} in Status`);
+      assert.match(s.diff, new RegExp(`^--- a/item\\.go\n\\+\\+\\+ b/item\\.go\n@@ -${s.line}(,\\d+)? \\+${s.line}(,\\d+)? @@\n-`));
+      const [minus, plus] = [s.diff.split('\n').filter((l) => /^-[^-]/.test(l)).join('\n'), s.diff.split('\n').filter((l) => /^\+[^+]/.test(l)).join('\n')];
+      assert.ok(minus.includes(s.original) && plus.includes(s.replacement) && minus !== plus, s.diff);
+    }
+    assert.match(textOf(r), /survived: the test still passes with each change below/);
+    const last = progress[progress.length - 1];
+    assert.ok(last && last.total !== undefined && last.progress === last.total, `the last progress is its total: ${JSON.stringify(last)}`);
+    // The same survivors from the mutants tool, on the test now kept for Status (mutant ids are a hash of the edit).
+    const kept = (await call('mutants', { file: 'item.go', function: 'Status' })).structuredContent as unknown as ToolMutants;
+    assert.deepEqual([kept.test.source, kept.test.passed], ['kept', true]);
+    assert.deepEqual(kept.survivors.map((s) => s.id).sort(), m.survivors.map((s) => s.id).sort());
+    // A failing test given: scored, and no mutant is run, with the reason.
+    const failing = (await call('mutants', { file: 'item.go', function: 'Status', testCode: generatedTest('go', 'fail') })).structuredContent as unknown as ToolMutants;
+    assert.deepEqual([failing.test.source, failing.test.passed, failing.ran, failing.mutants], ['given', false, false, 0]);
+    assert.match(failing.reason ?? '', /does not pass/);
+  });
+
+  it('gives the best passing test\'s coverage and the union of every passing test\'s lines', async () => {
+    const expiring = 'package inventory\n\nimport "testing"\n\nfunc TestStatusExpiring(t *testing.T) {\n\tif got := (Item{Quantity: 5, Expires: 12}).Status(10); got != "expiring" {\n\t\tt.Fatal(got)\n\t}\n}\n';
+    const one = (await call('score_test', { file: 'item.go', function: 'Status', testCode: expiring })).structuredContent as unknown as ToolScore;
+    assert.equal(one.passed, true);
+    const pass = nativeGo(generatedTest('go', 'pass'), status);
+    const cov = (await call('coverage', { file: 'item.go', function: 'Status' })).structuredContent as unknown as FocalCoverage;
+    // The latest scoring is the expiring test; the best is the table test, which runs more lines.
+    assert.deepEqual(cov.coverage?.coveredLines, one.coverage.coveredLines);
+    assert.deepEqual(cov.best?.coverage.coveredLines, pass.covered);
+    const union = [...new Set([...pass.covered, ...one.coverage.coveredLines])].sort((a, b) => a - b);
+    assert.deepEqual(cov.union?.coveredLines, union);
+    assert.ok(union.length > pass.covered.length, 'the expiring test adds a line');
+    assert.ok((cov.union?.tests ?? 0) >= 2);
+  });
+
   it('sends progress notifications for a small benchmark, and its numbers are those of the run folder', async () => {
     const progress: Progress[] = [];
     const r = await call('run_benchmark', { limit: 2, run: 'two' }, (p) => progress.push(p));
@@ -367,7 +415,12 @@ func TestLeakEncoded(t *testing.T) {
       await refused('score_test', { file: 'item.go', function: 'Status' }, /^arguments\.testCode: must be present, got nothing\. Its arguments: file \(string, required\)/);
       await refused('score_test', { file: 'item.go', function: 'Status', testCode: 'x', timeoutSeconds: 9999 }, /^arguments\.timeoutSeconds: is not a known field/);
       await refused('run_benchmark', { run: '../../etc' }, /^arguments\.run: must match pattern/);
-      await assert.rejects(server.client.callTool({ name: 'run_everything', arguments: {} }), /unknown tool "run_everything": the tools are focal_functions, score_test/);
+      await assert.rejects(server.client.callTool({ name: 'run_everything', arguments: {} }), (e: Error) => {
+        assert.match(e.message, /unknown tool "run_everything": the tools are focal_functions, score_test/);
+        // Said once: the client adds "MCP error -32602:" to what the server sends.
+        assert.equal(e.message.match(/MCP error/g)?.length, 1, e.message);
+        return true;
+      });
     });
 
     it('never sees an API key in an error: a provider that echoes it is redacted', async () => {

@@ -121,6 +121,7 @@ describe('agent tools: the trust boundary', () => {
         title: 'leak',
         description: () => 'leaks',
         inputSchema: { type: 'object', additionalProperties: false, required: [], properties: { x: { type: 'string', nullable: true } } },
+        outputSchema: { type: 'object' },
         runsCode: false,
         callsModel: false,
         async run() {

@@ -1,3 +1,4 @@
+import Ajv from 'ajv';
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -36,7 +37,20 @@ describe('agent tools', () => {
 
     it('says which tools run code or call the model (an editor confirms those)', () => {
       const flags = Object.fromEntries(TOOLS.map((t) => [t.id, [t.runsCode, t.callsModel]]));
-      assert.deepEqual(flags, { focalFunctions: [false, false], scoreTest: [true, false], generateTests: [true, true], coverage: [false, false], runBenchmark: [true, true] });
+      assert.deepEqual(flags, { focalFunctions: [false, false], scoreTest: [true, false], generateTests: [true, true], coverage: [false, false], runBenchmark: [true, true], mutants: [true, false] });
+    });
+
+    it('declares an output schema for every tool, one a JSON Schema validator compiles, naming the fields its results always have', () => {
+      const ajv = new Ajv({ strict: false });
+      for (const t of TOOLS) {
+        const schema = t.outputSchema as { type: string; required?: string[] };
+        assert.equal(schema.type, 'object', t.id);
+        assert.ok((schema.required ?? []).length > 0, `${t.id}: no required field`);
+        assert.doesNotThrow(() => ajv.compile(t.outputSchema), t.id);
+      }
+      // A score lacking a field is refused: the schema is not a formality.
+      const check = ajv.compile(toolById('scoreTest').outputSchema);
+      assert.equal(check({ function: 'F' }), false);
     });
   });
 

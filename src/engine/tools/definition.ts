@@ -2,7 +2,7 @@ import type { JSONSchemaType } from 'ajv';
 import type { ToolCall, ToolServices } from './services';
 
 /** The tools, by id: MCP names them in snake case (`score_test`), the editor `xrepotest_<id>`. */
-export const TOOL_IDS = ['focalFunctions', 'scoreTest', 'generateTests', 'coverage', 'runBenchmark'] as const;
+export const TOOL_IDS = ['focalFunctions', 'scoreTest', 'generateTests', 'coverage', 'runBenchmark', 'mutants'] as const;
 export type ToolId = (typeof TOOL_IDS)[number];
 
 /** How a caller names a tool to the model (MCP: `score_test`; the editor: `xrepotest_scoreTest`). */
@@ -22,6 +22,8 @@ export interface ToolDefinition<A, R> {
   description(nameOf: ToolNamer): string;
   /** Held untyped (see `defineTool`): `JSONSchemaType<A>` is checked where it is written. */
   inputSchema: object;
+  /** The JSON Schema of the structured result (MCP's outputSchema; output-schemas.ts). */
+  outputSchema: object;
   /** It runs test code (in a disposable, isolated copy): an editor asks the user before it does. */
   runsCode: boolean;
   /** It asks the configured model (which may cost money). */

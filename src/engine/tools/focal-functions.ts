@@ -1,3 +1,4 @@
+import { FOCAL_FUNCTIONS_SCHEMA } from './output-schemas';
 import { classifyDocument } from '../extract/document';
 import { outsideFilterNote, refusalOf } from '../extract/targeting';
 import { lineStartOffsets, sliceLines } from '../parse/nodes';
@@ -42,6 +43,7 @@ export const FOCAL_FUNCTIONS = defineTool<FocalFunctionsArgs, FocalFunctions>({
     "where they are, whether the XRepoTest benchmark's filter keeps them, and the latest score of each that has been tested (compiled, passed, " +
     `coverage with the lines not run, calls the function). Start here, then use ${nameOf('scoreTest')} or ${nameOf('generateTests')} on a function.`,
   inputSchema: { type: 'object', additionalProperties: false, required: ['file'], properties: { file: SELECTOR_PROPERTIES.file } },
+  outputSchema: FOCAL_FUNCTIONS_SCHEMA,
   runsCode: false,
   callsModel: false,
   async run(services, args) {

@@ -1,3 +1,4 @@
+import { GENERATED_TESTS_SCHEMA } from './output-schemas';
 import { runTaskStep } from '../task/run-task-step';
 import { defineTool, optional } from './definition';
 import { ToolRefusal } from './errors';
@@ -52,6 +53,7 @@ export const GENERATE_TESTS = defineTool<GenerateTestsArgs, GeneratedTests>({
       } as const),
     },
   },
+  outputSchema: GENERATED_TESTS_SCHEMA,
   runsCode: true,
   callsModel: true,
   async run(services, args, call) {

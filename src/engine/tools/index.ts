@@ -12,6 +12,7 @@ import type { ToolDefinition, ToolId } from './definition';
 import { ToolArgumentError, ToolRefusal } from './errors';
 import { FOCAL_FUNCTIONS } from './focal-functions';
 import { GENERATE_TESTS } from './generate-tests';
+import { MUTANTS } from './mutants';
 import { RUN_BENCHMARK } from './run-benchmark';
 import { SCORE_TEST } from './score-test';
 import type { ToolCall, ToolServices } from './services';
@@ -24,7 +25,7 @@ export type { ToolCall, ToolProgress, ToolServices } from './services';
 // The registry holds tools of different argument and result types; each is checked where it is defined.
 export type AnyTool = ToolDefinition<any, any>;
 
-export const TOOLS: readonly AnyTool[] = [FOCAL_FUNCTIONS, SCORE_TEST, GENERATE_TESTS, COVERAGE, RUN_BENCHMARK];
+export const TOOLS: readonly AnyTool[] = [FOCAL_FUNCTIONS, SCORE_TEST, GENERATE_TESTS, COVERAGE, RUN_BENCHMARK, MUTANTS];
 
 export function toolById(id: ToolId): AnyTool {
   const tool = TOOLS.find((t) => t.id === id);

@@ -1,3 +1,4 @@
+import { BENCHMARK_RUN_SCHEMA } from './output-schemas';
 import * as path from 'node:path';
 import { runBenchmark, type BenchmarkOutcome } from '../bench/run-benchmark';
 import { writeWorkspaceTasks } from '../bench/workspace-tasks';
@@ -81,6 +82,7 @@ export const RUN_BENCHMARK = defineTool<RunBenchmarkArgs, BenchmarkRun>({
       run: optional({ type: 'string', pattern: RUN_NAME, description: 'The run\'s name (letters, digits, ".", "_", "-"): the same name resumes it. Default: the dataset\'s name, or "workspace".' } as const),
     },
   },
+  outputSchema: BENCHMARK_RUN_SCHEMA,
   runsCode: true,
   callsModel: true,
   async run(services, args, call) {

@@ -1,5 +1,7 @@
 import { scoreTest } from '../task/run-task-step';
-import { defineTool } from './definition';
+import { defineTool, optional } from './definition';
+import { mutationOfScoredTest, mutationText, type ToolMutation } from './mutants';
+import { TOOL_SCORE_SCHEMA } from './output-schemas';
 import { executorFor, loadedTaskOf, stepEvaluation } from './evaluation';
 import { focalTarget, type FunctionSelector } from './focal-target';
 import { SELECTOR_PROPERTIES, SELECTOR_REQUIRED } from './selector-schema';
@@ -7,6 +9,7 @@ import { scoreText, toolScoreOf, type ToolScore } from './tool-score';
 
 export interface ScoreTestArgs extends FunctionSelector {
   testCode: string;
+  mutants?: boolean;
 }
 
 /** Larger than any unit test an agent writes; a bound on what is written into the sandbox. */
@@ -17,7 +20,7 @@ export const MAX_TEST_CODE_CHARS = 200_000;
  * runs it isolated (the executor and limits the user chose), scores it, and keeps the score as the
  * function's current one (labelled with the agent's name).
  */
-export const SCORE_TEST = defineTool<ScoreTestArgs, ToolScore>({
+export const SCORE_TEST = defineTool<ScoreTestArgs, ToolScore & { mutation?: ToolMutation }>({
   id: 'scoreTest',
   title: 'Score a unit test for a function',
   description: (nameOf) =>
@@ -34,8 +37,13 @@ export const SCORE_TEST = defineTool<ScoreTestArgs, ToolScore>({
     properties: {
       ...SELECTOR_PROPERTIES,
       testCode: { type: 'string', minLength: 1, maxLength: MAX_TEST_CODE_CHARS, description: 'The whole test file, as source code.' },
+      mutants: optional({
+        type: 'boolean',
+        description: `Also run mutation testing when the test passes, and return the mutants it does not catch with their diffs (as ${'mutants'} does; takes one run per mutant).`,
+      } as const),
     },
   },
+  outputSchema: TOOL_SCORE_SCHEMA,
   runsCode: true,
   callsModel: false,
   async run(services, args, call) {
@@ -47,7 +55,15 @@ export const SCORE_TEST = defineTool<ScoreTestArgs, ToolScore>({
     const record = await scoreTest(task, args.testCode, 0, origin, stepEvaluation(services, target, executor, call, () => 0, 1), call.signal);
     call.signal.throwIfAborted();
     services.scorings.storeFor(target.task, target.root).addResult(task, { provider: origin.provider, model: origin.model, mode: 'standard' }, record);
-    return toolScoreOf(record, target.root, services.executorKind);
+    const score = toolScoreOf(record, target.root, services.executorKind);
+    if (!args.mutants) {
+      call.progress?.({ done: 1, total: 1, message: `${target.task.function_name}: scored` });
+      return score;
+    }
+    // The mutants' own progress counts them; the scoring is done.
+    const mutation = await mutationOfScoredTest(services, target, record, { ...call, progress: (p) => call.progress?.({ ...p, message: p.message }) });
+    call.progress?.({ done: 1, total: 1, message: `${target.task.function_name}: scored, mutants run` });
+    return { ...score, mutation };
   },
-  text: scoreText,
+  text: (s) => (s.mutation ? `${scoreText(s)}\n\n${mutationText(s.mutation, s.function)}` : scoreText(s)),
 });
