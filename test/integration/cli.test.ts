@@ -25,7 +25,7 @@ describe('the xrepotest CLI (bundled)', () => {
     const r = cli(['extract', fixture('inventory-go'), fixture('bookshelf-rb'), '--out', out, '--summary', summary, '--no-progress']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /inventory-go .*35 functions seen, 5 kept/);
-    assert.match(r.stderr, /go +files 9, seen 35, kept 5; dropped: test-code 9, tool-ignored 0, cfg-excluded 0, entry-point 0, php-visibility 0, name 4, parse-error 1, min-lines 14, max-lines 1, no-return 1/);
+    assert.match(r.stderr, /go +files 9, seen 35, kept 5; dropped: test-code 9, tool-ignored 0, cfg-excluded 0, nightly-only 0, entry-point 0, scaffolding-folder 0, php-visibility 0, name 4, parse-error 1, min-lines 14, max-lines 1, no-return 1/);
     assert.match(r.stderr, /total over 2 repositories: seen 67, kept 10/);
     const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     assert.equal(lines.length, 10);
@@ -46,7 +46,7 @@ describe('the xrepotest CLI (bundled)', () => {
   it('takes line bounds per language', () => {
     const r = cli(['extract', '--lines', 'ruby=5-200', fixture('bookshelf-rb'), '--lines', 'go=20-50', '--no-progress']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /ruby +files 12, seen 32, kept (\d+); dropped: test-code 2, tool-ignored 0, cfg-excluded 0, entry-point 0, php-visibility 0, name 3, parse-error 1, min-lines (\d+), max-lines 0/);
+    assert.match(r.stderr, /ruby +files 12, seen 32, kept (\d+); dropped: test-code 2, tool-ignored 0, cfg-excluded 0, nightly-only 0, entry-point 0, scaffolding-folder 0, php-visibility 0, name 3, parse-error 1, min-lines (\d+), max-lines 0/);
     const [, kept, minDropped] = /kept (\d+); .*min-lines (\d+)/.exec(r.stderr)!.map(Number);
     assert.ok(kept > 5 && minDropped < 18, `kept ${kept}, min-lines ${minDropped}`);
     const bad = cli(['extract', fixture('bookshelf-rb'), '--lines', 'ruby=10']);

@@ -32,9 +32,9 @@ function byName(fns: DocumentFunction[], name: string): DocumentFunction {
 
 describe('Targeting any function: the benchmark filter against what no test can call', () => {
   it('splits every drop rule into benchmark-only or untestable, and nothing is both', () => {
-    const untestableRules = ['test-code', 'tool-ignored', 'cfg-excluded', 'entry-point', 'parse-error'];
+    const untestableRules = ['test-code', 'tool-ignored', 'cfg-excluded', 'nightly-only', 'entry-point', 'parse-error'];
     for (const rule of DROP_RULES) assert.equal(isBenchmarkOnly(rule), !untestableRules.includes(rule), rule);
-    assert.deepEqual([...BENCHMARK_ONLY_RULES].sort(), ['max-lines', 'min-lines', 'name', 'no-return', 'php-visibility']);
+    assert.deepEqual([...BENCHMARK_ONLY_RULES].sort(), ['max-lines', 'min-lines', 'name', 'no-return', 'php-visibility', 'scaffolding-folder']);
     assert.ok(UNTESTABLE_REASONS.every((r) => !(BENCHMARK_ONLY_RULES as readonly string[]).includes(r)));
   });
 
@@ -113,6 +113,11 @@ describe('Targeting any function: the benchmark filter against what no test can 
     const fns = await classifyDocument('cmd/x/main.go', GO);
     assert.equal(refusalOf(byName(fns, 'main'), 'cmd/x/main.go', 'Go'), "main is a program's entry point: a unit test cannot call it; put the cursor in a function it calls");
     assert.equal(outsideFilterNote(byName(fns, 'main')), null);
+    // A benchmark folder's function is left out of the benchmark, but a user may still score it.
+    const bench = byName(await classifyDocument('benchmarks/app.go', GO), 'Double');
+    assert.equal(bench.rule, 'scaffolding-folder');
+    assert.equal(bench.untestable, null);
+    assert.match(outsideFilterNote(bench) ?? '', /benchmark, documentation, example and tooling folders/);
     assert.match(outsideFilterNote(byName(fns, 'Double')) ?? '', /^Double is outside the benchmark's filter \(it has 3 lines, fewer than the benchmark's minimum\); it is scored all the same$/);
     assert.equal(refusalOf(byName(fns, 'Double'), 'cmd/x/main.go', 'Go'), '');
   });

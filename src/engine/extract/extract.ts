@@ -9,7 +9,7 @@ import { stableTaskId, type RepositoryRef, type TaskRecord } from '../tasks/reco
 import { describeRepository } from '../tasks/repository';
 import { DEFAULT_EXCLUDED_DIRS, listSourceFiles, readSourceText } from './files';
 import { DEFAULT_MAX_FILE_BYTES, DEFAULT_PARSE_DEADLINE_MS } from './limits';
-import { dropRule, emptyDropCounts, RELEASE_FILTERS, untestableReason, type DropRule, type FilterConfig, type UntestableReason } from './filters';
+import { buildsOnStableRust, dropRule, emptyDropCounts, RELEASE_FILTERS, untestableReason, type DropRule, type FilterConfig, type UntestableReason } from './filters';
 
 export interface ExtractOptions {
   languages?: readonly LanguageId[];
@@ -93,12 +93,13 @@ export function classifyFunctions(
   const inTestFile = adapter.isTestFile(relPath);
   const nestedProject = root !== undefined ? adapter.nestedProject?.(root, relPath) : undefined;
   const codeLines = codeLineFlags(source, lineStarts, rangesOfTypes(tree, adapter.commentTypes));
-  return adapter
-    .listFunctions(tree, source, fileScope, inherited)
-    .sort((a, b) => a.startLine - b.startLine)
+  const fns = adapter.listFunctions(tree, source, fileScope, inherited).sort((a, b) => a.startLine - b.startLine);
+  // Asked only when some function needs `#![feature]` (the host's rustc runs once per process).
+  const stableRust = fns.some((fn) => fn.needsNightly !== undefined) && buildsOnStableRust(filters);
+  return fns
     .map((fn) => {
       const lines = countCodeLines(codeLines, fn.startLine, fn.endLine);
-      const input = { fn, adapter, relPath, inTestFile, nonCommentLines: lines, nestedProject };
+      const input = { fn, adapter, relPath, inTestFile, nonCommentLines: lines, nestedProject, stableRust };
       return { fn, nonCommentLines: lines, rule: dropRule(input, filters), untestable: untestableReason(input), ...(nestedProject !== undefined ? { nestedProject } : {}) };
     });
 }

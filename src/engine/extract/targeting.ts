@@ -24,6 +24,8 @@ export function refusalOf(f: TargetedFunction, relPath: string, languageName: st
       return `${f.name} is in ${f.nestedProject ?? dir}/, a module of its own that the workspace's build never compiles: open ${f.nestedProject ?? dir} as a workspace folder to test it there`;
     case 'cfg-excluded':
       return `${f.name} is compiled only for another target or configuration, never by a test build here: put the cursor in a function this platform builds`;
+    case 'nightly-only':
+      return `${f.name} needs a nightly rustc (the crate's #![feature] applies to it) and the toolchain here is stable: install a nightly toolchain to test it`;
     case 'entry-point':
       return `${f.name} is a program's entry point: a unit test cannot call it; put the cursor in a function it calls`;
     case 'no-body':
@@ -44,6 +46,7 @@ export function outsideFilterNote(f: TargetedFunction): string | null {
     name: 'the benchmark leaves out accessors and underscore names',
     'php-visibility': 'the benchmark leaves out private and protected methods',
     'no-return': 'it returns nothing, and the benchmark keeps functions with a result',
+    'scaffolding-folder': 'the benchmark leaves out benchmark, documentation, example and tooling folders',
   };
   return `${f.name} is outside the benchmark's filter (${why[f.rule] ?? f.rule}); it is scored all the same`;
 }

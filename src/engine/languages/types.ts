@@ -39,6 +39,8 @@ export interface FunctionInfo {
   isHiddenMethod: boolean;
   /** Never compiled by a run whatever we pass (Rust: a cfg gate for another target or Miri): the gate, as written. */
   excludedByConfiguration?: string;
+  /** Rust: compiled only by a nightly rustc (the crate's `#![feature]` applies to it): that attribute, as written. */
+  needsNightly?: string;
   /** A declaration with nothing to run (PHP: an abstract method, an interface's method). */
   hasNoBody?: boolean;
 }

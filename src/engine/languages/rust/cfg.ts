@@ -267,3 +267,37 @@ export function chooseFeatures(gates: readonly Gate[], declared: ReadonlySet<str
   const without = judgeGates(gates, { ...base, features: close(chosen, false) });
   return without.verdict === 'excluded' ? { features, noDefaultFeatures: false, ...withDefaults } : { features, noDefaultFeatures: true, ...without };
 }
+
+const ALWAYS: Cfg = { kind: 'all', args: [] };
+
+/** When a list of attributes (inside a `cfg_attr`) turns on a `feature(…)`: null when it never does. */
+function featureCondition(attrs: Cfg[]): Cfg | null {
+  const when: Cfg[] = [];
+  for (const a of attrs) {
+    if (a.kind !== 'opaque' || !a.call) continue;
+    if (a.call.name === 'feature') when.push(ALWAYS);
+    else if (a.call.name === 'cfg_attr' && a.call.args.length > 1) {
+      const inner = featureCondition(a.call.args.slice(1));
+      if (inner) when.push({ kind: 'all', args: [a.call.args[0], inner] });
+    }
+  }
+  return when.length === 0 ? null : when.length === 1 ? when[0] : { kind: 'any', args: when };
+}
+
+/**
+ * When a crate-level attribute asks for unstable features, which only a nightly rustc accepts:
+ * `#![feature(x)]` -> always; `#![cfg_attr(P, feature(x))]` -> P (so `cfg_attr(test, feature(test))`
+ * needs nightly for every test build, `cfg_attr(docsrs, …)` never); null when it asks for none.
+ */
+export function nightlyConditionOfAttribute(attributeText: string): Cfg | null {
+  const inner = /^#!\[\s*([\s\S]*?)\s*\]$/.exec(attributeText.trim())?.[1];
+  const tokens = inner ? tokenize(inner) : null;
+  if (!tokens || tokens[0]?.t !== 'ident' || tokens[1]?.v !== '(') return null;
+  if (tokens[0].v === 'feature') return ALWAYS;
+  if (tokens[0].v !== 'cfg_attr') return null;
+  const pos = { i: 2 };
+  const args = parseList(tokens, pos);
+  if (!args || args.length < 2 || pos.i !== tokens.length - 1) return null;
+  const when = featureCondition(args.slice(1));
+  return when && { kind: 'all', args: [args[0], when] };
+}

@@ -1,6 +1,6 @@
 import type { Node, Tree } from 'web-tree-sitter';
 import { children, field, findDescendantOfType, headerText, lastStatement, named } from '../../parse/nodes';
-import { chooseFeatures, hostArch, type Gate } from './cfg';
+import { chooseFeatures, evaluateCfg, hostArch, type Gate } from './cfg';
 import { gatesOf, inheritedGates, innerGates, outerAttributes, type FileGates } from './gates';
 import { FEATURES_KEY, NO_DEFAULT_FEATURES_KEY } from './configuration';
 import { closeFeatures, type CargoFeatures } from './manifest';
@@ -153,18 +153,25 @@ function isFileGates(x: unknown): x is FileGates {
 /**
  * Features the item's gates need go on the record (metadata.cargo_features); an item no feature can
  * bring in under a Linux test build (another target, Miri, `cfg(any())`, a feature the crate does not
- * declare, a default feature that must be off) is marked for the counted `cfg-excluded` rule.
+ * declare, a default feature that must be off) is marked for the counted `cfg-excluded` rule. One
+ * built with those features only where the crate root's `#![feature]` applies is marked as needing a
+ * nightly rustc (`nightly-only` where the toolchain is stable); an unknown condition is not.
  */
-function applyGates(fn: FunctionInfo, gates: Gate[], manifest: CargoFeatures | null): void {
+function applyGates(fn: FunctionInfo, gates: Gate[], manifest: CargoFeatures | null, nightly: Gate | null): void {
   const metadata: Record<string, string | string[]> = {};
+  const base = { customCfgs: manifest?.buildScript ?? true, arch: hostArch() };
+  let features: string[] = [];
+  let noDefaultFeatures = false;
   if (gates.length) {
-    const choice = chooseFeatures(gates, manifest?.declared ?? null, (f, d) => (manifest ? closeFeatures(manifest, f, d) : new Set()), {
-      customCfgs: manifest?.buildScript ?? true,
-      arch: hostArch(),
-    });
+    const choice = chooseFeatures(gates, manifest?.declared ?? null, (f, d) => (manifest ? closeFeatures(manifest, f, d) : new Set()), base);
+    ({ features, noDefaultFeatures } = choice);
     if (choice.features.length) metadata[FEATURES_KEY] = choice.features;
     if (choice.noDefaultFeatures) metadata[NO_DEFAULT_FEATURES_KEY] = 'true';
     if (choice.verdict === 'excluded') fn.excludedByConfiguration = choice.gate!.text;
+  }
+  if (nightly) {
+    const enabled = manifest ? closeFeatures(manifest, features, !noDefaultFeatures) : null;
+    if (evaluateCfg(nightly.cfg, { ...base, features: enabled }) === true) fn.needsNightly = nightly.text;
   }
   fn.extraMetadata = Object.keys(metadata).length ? metadata : undefined;
 }
@@ -191,7 +198,7 @@ export const rustExtraction: LanguageExtraction = {
     const inTest = fileIsTestOnly(tree.rootNode) || (crate?.gates.some((g) => g.cfg.kind === 'name' && g.cfg.name === 'test') ?? false);
     const fileGates = [...(crate?.gates ?? []), ...innerGates(tree.rootNode)];
     collect(tree.rootNode, source, { modules: [], className: '', classSignature: '', inTest, gates: [] }, out);
-    for (const fn of out) applyGates(fn, [...fileGates, ...(itemGates.get(fn) ?? [])], crate?.manifest ?? null);
+    for (const fn of out) applyGates(fn, [...fileGates, ...(itemGates.get(fn) ?? [])], crate?.manifest ?? null, crate?.nightly ?? null);
     return out;
   },
   hasOutput(fn: FunctionInfo): boolean {

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { field, named } from '../../parse/nodes';
 import { parseWithDeadline } from '../../parse/parse';
-import { gateOfAttribute, type Cfg, type Gate } from './cfg';
+import { gateOfAttribute, nightlyConditionOfAttribute, type Cfg, type Gate } from './cfg';
 import { readCargoFeatures, type CargoFeatures } from './manifest';
 
 /*
@@ -20,6 +20,11 @@ export interface FileGates {
   gates: Gate[];
   /** Whether the `mod` chain from the crate root was found; when not, the gates are incomplete. */
   resolved: boolean;
+  /**
+   * When the crate root's `#![feature]` / `#![cfg_attr(P, feature(…))]` apply (a nightly rustc is
+   * then needed), as written and as a condition on the build; null when the crate asks for none.
+   */
+  nightly?: Gate | null;
 }
 
 const COMMENTS = new Set(['line_comment', 'block_comment']);
@@ -75,7 +80,12 @@ function pathAttribute(attrs: Node[]): string | null | undefined {
 }
 
 /** Crates walked so far: the gates of every file, and what each file was when read (to notice edits). */
-const crateCache = new Map<string, { files: Map<string, Gate[][]>; seen: Map<string, string> }>();
+interface WalkedCrate {
+  files: Map<string, Gate[][]>;
+  /** The crate root's unstable-feature condition (FileGates.nightly). */
+  nightly: Gate | null;
+}
+const crateCache = new Map<string, WalkedCrate & { seen: Map<string, string> }>();
 /** Every run's sandbox is a new crate path: only the last few are kept. */
 const MAX_CACHED_CRATES = 8;
 const MAX_CRATE_FILES = 5000;
@@ -91,10 +101,11 @@ function stamp(file: string): string {
  * folder otherwise; `#[path]` relative to the declaring file's folder), inline modules included.
  * Files outside the crate's folder or behind links are not followed.
  */
-async function walkCrate(crateDirPath: string, crateRoot: string): Promise<Map<string, Gate[][]>> {
+async function walkCrate(crateDirPath: string, crateRoot: string): Promise<WalkedCrate> {
   const cached = crateCache.get(crateRoot);
-  if (cached && [...cached.seen].every(([f, s]) => stamp(f) === s)) return cached.files;
+  if (cached && [...cached.seen].every(([f, s]) => stamp(f) === s)) return cached;
   const files = new Map<string, Gate[][]>();
+  let nightly: Gate | null = null;
   const seen = new Map<string, string>();
   const queue: Array<{ file: string; modRs: boolean; gates: Gate[] }> = [{ file: crateRoot, modRs: true, gates: [] }];
   while (queue.length && seen.size < MAX_CRATE_FILES) {
@@ -111,6 +122,7 @@ async function walkCrate(crateDirPath: string, crateRoot: string): Promise<Map<s
     if (!('tree' in parsed)) continue;
     try {
       const root = parsed.tree.rootNode;
+      if (file === crateRoot) nightly = nightlyGate(root);
       const own = [...gates, ...innerGates(root)];
       // Children of a non-mod-rs file a/b.rs live under a/b/.
       const childDir = modRs ? path.dirname(file) : path.join(path.dirname(file), path.basename(file, '.rs'));
@@ -150,9 +162,21 @@ async function walkCrate(crateDirPath: string, crateRoot: string): Promise<Map<s
     }
   }
   crateCache.delete(crateRoot);
-  crateCache.set(crateRoot, { files, seen });
+  crateCache.set(crateRoot, { files, nightly, seen });
   while (crateCache.size > MAX_CACHED_CRATES) crateCache.delete(crateCache.keys().next().value!);
-  return files;
+  return { files, nightly };
+}
+
+/** The crate root's unstable-feature attributes as one gate: any of their conditions. */
+function nightlyGate(root: Node): Gate | null {
+  const found = named(root)
+    .filter((n) => n.type === 'inner_attribute_item')
+    .flatMap((n) => {
+      const cfg = nightlyConditionOfAttribute(n.text);
+      return cfg ? [{ text: n.text.trim(), cfg }] : [];
+    });
+  if (found.length === 0) return null;
+  return found.length === 1 ? found[0] : { text: found.map((g) => g.text).join(' '), cfg: { kind: 'any', args: found.map((g) => g.cfg) } };
 }
 
 /** One gate for a file reached several ways: any(all(way 1), all(way 2), …); none when one way has no gate. */
@@ -172,9 +196,10 @@ export async function inheritedGates(root: string, relPath: string): Promise<Fil
   if (!dir || !manifest) return { manifest, gates: [], resolved: false };
   const roots = [manifest.libPath ?? 'src/lib.rs', 'src/main.rs'].map((r) => path.resolve(dir, r)).filter((r) => isInside(dir, r));
   for (const crateRoot of roots) {
-    if (crateRoot === file) return { manifest, gates: [], resolved: true };
-    const ways = (await walkCrate(dir, crateRoot)).get(file);
-    if (ways) return { manifest, gates: combineWays(ways), resolved: true };
+    const crate = await walkCrate(dir, crateRoot);
+    if (crateRoot === file) return { manifest, gates: [], resolved: true, nightly: crate.nightly };
+    const ways = crate.files.get(file);
+    if (ways) return { manifest, gates: combineWays(ways), resolved: true, nightly: crate.nightly };
   }
   return { manifest, gates: [], resolved: false };
 }
