@@ -150,6 +150,10 @@ class TimedExecutor implements Executor {
   get capabilities() {
     return this.inner.capabilities;
   }
+  // As the editor's server makes its executors (state.ts): a first score does not wait for the line tracer's build.
+  get toolsInBackground() {
+    return this.inner.toolsInBackground;
+  }
   sharedCache(language: LanguageId) {
     return this.inner.sharedCache(language);
   }
@@ -276,7 +280,7 @@ async function child(specFile: string): Promise<void> {
     }
   } else if (spec.kind === 'warmup') {
     const t0 = process.hrtime.bigint();
-    const local = new LocalExecutor({ cacheRoot: spec.cacheRoot });
+    const local = new LocalExecutor({ cacheRoot: spec.cacheRoot, toolsInBackground: true });
     const executor = new TimedExecutor(local, t0);
     try {
       const p = await prepareEnvironment(spec.task, spec.language, { executor, repoDir: spec.checkout, timeouts: editorTimeouts(DEFAULT_ENGINE_SETTINGS), limits: { memoryBytes: DEFAULT_ENGINE_SETTINGS.memoryMb * 1024 * 1024 } });
@@ -308,7 +312,7 @@ async function scoreChild(spec: Extract<ChildSpec, { kind: 'score' }>): Promise<
   const uri = URI.file(file).toString();
   const doc = TextDocument.create(uri, spec.language, 1, fs.readFileSync(file, 'utf8'));
   const documents = { get: (u: string) => (u === uri ? doc : undefined) } as unknown as TextDocuments<TextDocument>;
-  const local = new LocalExecutor({ cacheRoot: spec.cacheRoot });
+  const local = new LocalExecutor({ cacheRoot: spec.cacheRoot, toolsInBackground: true });
   let executor: TimedExecutor | undefined;
   // The server's own executor, with this run's cache root (the server makes a default LocalExecutor).
   class BenchState extends ServerState {

@@ -56,7 +56,7 @@ export class ServerState {
       // No container is kept between the editor's scorings (each one gets its own, removed after it).
       // A slow engine is waited for as the settings say, the wait said in the server's log.
       const connect = { timeoutMs: this.settings.engineTimeoutSeconds * 1000, onWait: (m: string) => this.connection.console.info(m) };
-      e = createExecutor(isExecutorKind(kind) ? kind : DEFAULT_ENGINE_SETTINGS.executor, { reuse: false, connect });
+      e = createExecutor(isExecutorKind(kind) ? kind : DEFAULT_ENGINE_SETTINGS.executor, { reuse: false, connect, toolsInBackground: true });
       // A failed start (no engine) is not cached: the user may start Podman and try again.
       e.catch(() => this.executors.delete(kind));
       this.executors.set(kind, e);

@@ -1,7 +1,10 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { strict as assert } from 'node:assert';
 import { evaluateTest, type Evaluation } from '../../src/engine/execute/evaluate';
 import { LocalExecutor } from '../../src/engine/execute/local';
-import { tracerSupported } from '../../src/engine/tracer/build';
+import { forgetLineTracer, localLineTracer, tracerSupported } from '../../src/engine/tracer/build';
 import { FIXTURE_OF, TOOLS_OF, fixtureTask } from '../helpers/evaluate';
 import { fixture } from '../helpers/paths';
 import { hasTool, skipBecause } from '../helpers/skip';
@@ -211,5 +214,40 @@ describe('hostile tests against the line tracer (Rust, local executor)', functio
     const test = e.phases.find((p) => p.phase === 'test')!;
     assert.equal(test.timedOut, true, why);
     assert.equal(e.score.passed, false, why);
+  });
+
+  it("the editor's executor does not hold a first score back for the tracer's first build: that score says so, later slots are traced", async function () {
+    const missing = TOOLS_OF.rust.filter((t) => !hasTool(t));
+    if (missing.length) skipBecause(this, `${missing.join(', ')} not installed here`, { tools: missing });
+    if (!hasTool('go', ['version'])) skipBecause(this, 'go is not installed: the line tracer cannot be built', { tools: ['go'] });
+    if (!tracerSupported()) skipBecause(this, 'the line tracer runs on Linux x86-64 only');
+    const background = new LocalExecutor({ toolsInBackground: true });
+    if (!background.isolated) skipBecause(this, 'bubblewrap is not installed: the local executor cannot isolate (apt-get install bubblewrap)', { tools: ['bwrap'] });
+    // A machine where the tracer was never built: an empty cache folder, and this process's build forgotten.
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'xrt-linetrace-home-'));
+    const before = process.env.XRT_LINETRACE_HOME;
+    process.env.XRT_LINETRACE_HOME = home;
+    forgetLineTracer();
+    try {
+      const task = await fixtureTask('rust');
+      const honest = '#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn scalene() {\n        assert_eq!(classify_triangle(3.0, 4.0, 6.0), TriangleKind::Scalene);\n    }\n}\n';
+      const run = () => evaluateTest(task, 'rust', honest, { executor: background, repoDir: fixture(FIXTURE_OF.rust), timeouts: { testMs: 120_000 } });
+      const first = await run();
+      const firstTest = first.phases.find((p) => p.phase === 'test');
+      assert.ok(firstTest && !/linetrace$/.test(firstTest.argv[0]), 'the first slot did not wait for the build');
+      assert.ok(first.placement?.notes.some((n) => /not cross-checked: the line tracer is still being built/.test(n)), JSON.stringify(first.placement?.notes));
+      assert.equal(first.score.passed, true);
+      // The build the first slot started goes on, and serves the next slots.
+      assert.ok('dir' in (await localLineTracer()));
+      const second = await run();
+      assert.match(second.phases.find((p) => p.phase === 'test')?.argv[0] ?? '', /linetrace$/);
+      assert.equal(second.score.passed, true);
+      assert.ok(!second.placement?.notes.some((n) => /not cross-checked/.test(n)));
+    } finally {
+      if (before === undefined) delete process.env.XRT_LINETRACE_HOME;
+      else process.env.XRT_LINETRACE_HOME = before;
+      forgetLineTracer();
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 });

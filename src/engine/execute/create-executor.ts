@@ -13,6 +13,8 @@ export interface ExecutorOptions {
   reuse?: boolean;
   /** docker: how long the engine may take to answer, and who hears about the wait (else the process's defaults). */
   connect?: EngineConnectOptions;
+  /** Slots do not wait for the engine's own tools to build (`Executor.toolsInBackground`): the editor's server. */
+  toolsInBackground?: boolean;
 }
 
 /** One executor kind: how the CLI's `--executor` and the editor's setting describe it, and how it starts. */
@@ -40,7 +42,7 @@ export const EXECUTOR_KINDS = {
   },
   local: {
     describe: 'host toolchains in bubblewrap',
-    create: async () => new (await import('./local.js')).LocalExecutor(),
+    create: async (options) => new (await import('./local.js')).LocalExecutor({ toolsInBackground: options.toolsInBackground }),
   },
 } satisfies Record<string, ExecutorKindEntry>;
 

@@ -30,6 +30,8 @@ export interface LocalExecutorOptions {
   cacheRoot?: string;
   /** Sandboxes of languages that write little in memory where a tmpfs allows it (default true; memory-folder.ts). */
   memorySandboxes?: boolean;
+  /** `Executor.toolsInBackground` (default false: slots wait for the engine's tools). */
+  toolsInBackground?: boolean;
 }
 
 function firstLine(cmd: string, args: string[]): string | null {
@@ -159,6 +161,7 @@ export class LocalExecutor implements Executor {
   readonly kind = 'local' as const;
   private readonly bwrap: string | null;
   private readonly memorySandboxes: boolean;
+  readonly toolsInBackground: boolean;
   private readonly cgroups: CgroupKind;
   /** Emptied cgroups kept for the next command (command-cgroup.ts). */
   private readonly cgroupPool: CgroupPool | null;
@@ -170,6 +173,7 @@ export class LocalExecutor implements Executor {
 
   constructor(options: LocalExecutorOptions = {}) {
     this.memorySandboxes = options.memorySandboxes ?? true;
+    this.toolsInBackground = options.toolsInBackground ?? false;
     this.cacheRoot = options.cacheRoot ?? path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'local');
     const isolation = options.isolation ?? 'auto';
     this.bwrap = isolation === 'none' ? null : which('bwrap');

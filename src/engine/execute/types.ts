@@ -249,6 +249,12 @@ export interface ExecutorCapabilities {
 export interface Executor {
   /** The registered kind (create-executor.ts); recorded in results, never branched on: ask `capabilities`. */
   readonly kind: string;
+  /**
+   * Slots do not wait for the engine's own tools to be built (the line tracer, a check of the score):
+   * the build goes on in the background and a slot without the tool says so. The editor's executors;
+   * a benchmark or `run` waits, so every slot of a run is checked alike.
+   */
+  readonly toolsInBackground?: boolean;
   readonly capabilities: ExecutorCapabilities;
   /**
    * A build cache kept on the host across tasks (filled only by trusted warm-ups), or null where the

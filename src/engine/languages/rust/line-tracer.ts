@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { RunContext } from '../../execute/toolchain';
 import { runnerPath } from '../../execute/toolchain';
 import type { Executor, PhaseCommand } from '../../execute/types';
-import { localLineTracer, tracerSupported } from '../../tracer/build';
+import { lineTracerIfBuilt, localLineTracer, tracerSupported } from '../../tracer/build';
 
 /**
  * The test phase under the line tracer (src/engine/tracer): the test executables run as its tracees,
@@ -24,7 +24,7 @@ export async function prepareLineTracer(ctx: RunContext, executor: Executor): Pr
     tracers.set(ctx, { none: true });
     return;
   }
-  const built = await localLineTracer();
+  const built = executor.toolsInBackground ? lineTracerIfBuilt() : await localLineTracer();
   tracers.set(ctx, 'dir' in built ? { dir: built.dir, views } : built);
 }
 
