@@ -7,7 +7,7 @@ import { TOOLS } from '../../src/engine/tools';
 /** The MCP side of the tools that needs no client: names, the tool list's entries, progress values. */
 describe('the MCP server (src/mcp)', () => {
   it('names the tools in snake case and finds them by that name only', () => {
-    assert.deepEqual(TOOLS.map((t) => mcpToolName(t.id)), ['focal_functions', 'score_test', 'generate_tests', 'coverage', 'run_benchmark']);
+    assert.deepEqual(TOOLS.map((t) => mcpToolName(t.id)), ['focal_functions', 'score_test', 'generate_tests', 'coverage', 'run_benchmark', 'mutants']);
     assert.equal(toolByMcpName('score_test')?.id, 'scoreTest');
     assert.equal(toolByMcpName('scoreTest'), undefined);
   });
@@ -16,6 +16,7 @@ describe('the MCP server (src/mcp)', () => {
     for (const t of TOOLS) {
       const listed = mcpToolOf(t);
       assert.strictEqual(listed.inputSchema, t.inputSchema, 'the same object the editor\'s tools declare');
+      assert.strictEqual(listed.outputSchema, t.outputSchema, 'each tool says the shape of its structured result');
       assert.equal(listed.annotations?.readOnlyHint, !t.runsCode && !t.callsModel, t.id);
       assert.equal(listed.annotations?.destructiveHint, false);
       assert.doesNotMatch(listed.description ?? '', /xrepotest_|focalFunctions|scoreTest/, 'other tools are named in MCP style');
