@@ -93,6 +93,10 @@ const CLI_SHIM =
 
 mkdirSync('dist', { recursive: true });
 copyFileSync(require.resolve('web-tree-sitter/tree-sitter.wasm'), 'dist/tree-sitter.wasm');
+// The line tracer's Go source, which the engine builds on the user's machine (src/engine/tracer/build.ts):
+// an installed extension has dist/ and no src/.
+mkdirSync('dist/linetrace', { recursive: true });
+copyFileSync('src/engine/tracer/linetrace/main.go', 'dist/linetrace/main.go');
 rmSync('dist/cli.js.map', { force: true }); // the single CommonJS bundle's, before the chunks
 
 await Promise.all([

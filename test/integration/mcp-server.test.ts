@@ -532,7 +532,7 @@ describe('xrepotest mcp: a message too large for the server', function () {
   const toolsList = async (s: RawMcpProcess, id: number): Promise<void> => {
     s.send(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/list' }));
     const listed = (await s.answer(id)).result as { tools: unknown[] };
-    assert.equal(listed.tools.length, 5, 'the next request on the same connection is answered');
+    assert.equal(listed.tools.length, 6, 'the next request on the same connection is answered');
   };
 
   it('refuses a 40 MB call with a JSON-RPC error naming the limit, answers the next request, and exits 0 only when the client leaves', async () => {

@@ -244,7 +244,9 @@ end
       else {
         assert.equal(r.readsSource, true, show(r));
         assert.equal(r.mutants, 0, show(r));
-        assert.match(r.error ?? '', /does nothing/, show(r));
+        // Usually the do-nothing statement catches it; the sentinels run at random places, and one that
+        // moves a line's columns (Rust's panic locations are in the compiled code) may come first.
+        assert.match(r.error ?? '', /differs from the original only in .*: it reads the code/, show(r));
       }
     });
   }

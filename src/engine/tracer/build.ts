@@ -16,7 +16,11 @@ const run = promisify(execFile);
  * offline), into `~/.cache/xrepotest/linetrace/<go version>-<hash>/linetrace`. The test phase sees that
  * folder read-only (a command view of the local executor), never a copy the test could replace.
  */
-export const TRACER_SOURCE = (): string => path.join(resourceRoot(), 'src', 'engine', 'tracer', 'linetrace', 'main.go');
+export const TRACER_SOURCE = (): string => {
+  // In the repository the source itself; in an installed extension the copy the build put in dist/ (esbuild.mjs).
+  const inTree = path.join(resourceRoot(), 'src', 'engine', 'tracer', 'linetrace', 'main.go');
+  return fs.existsSync(inTree) ? inTree : path.join(resourceRoot(), 'dist', 'linetrace', 'main.go');
+};
 
 function cacheHome(env: NodeJS.ProcessEnv = process.env): string {
   return env.XRT_LINETRACE_HOME ?? path.join(env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'xrepotest', 'linetrace');
