@@ -133,22 +133,28 @@ try {
     await generate.click();
     timeline.push({ s: clicked, clicked: 'Generate scored tests' });
     const seen = new Set();
-    let firstScoreShot = false;
-    const deadline = Date.now() + 15 * 60_000;
-    while (Date.now() < deadline) {
-      const lens = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
-      if (lens && !seen.has(lens)) {
-        seen.add(lens);
-        timeline.push({ s: at(), lens });
+    const lensText = async () => (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
+    // Records every new lens text until the lens shows a score and no Cancel (settled); `onScore` at the first score.
+    const untilSettled = async (onScore) => {
+      const deadline = Date.now() + 15 * 60_000;
+      let scored = false;
+      while (Date.now() < deadline) {
+        const lens = await lensText();
+        if (lens && !seen.has(lens)) {
+          seen.add(lens);
+          timeline.push({ s: at(), lens });
+        }
+        const score = /[✓✗◌⚠⏸]/.test(lens);
+        if (score && !scored) {
+          scored = true;
+          await onScore?.();
+        }
+        if (score && !/Cancel/.test(lens)) return;
+        await page.waitForTimeout(200);
       }
-      // The first score, then what follows it (reruns, mutants) until the lens offers Accept or Regenerate: settled.
-      if (/[✓✗◌⚠⏸]/.test(lens) && !firstScoreShot) {
-        firstScoreShot = true;
-        await shot('lens-first-score');
-      }
-      if (/[✓✗◌⚠⏸]/.test(lens) && !/Cancel/.test(lens)) break;
-      await page.waitForTimeout(200);
-    }
+    };
+    // The first score, then what follows it (reruns, mutants) until the lens offers Accept or Regenerate.
+    await untilSettled(() => shot('lens-first-score'));
     await shot('lens-scored');
     // The score's hover: its plain words and what each number means.
     await page.locator('.contentWidgets .codelens-decoration span, .contentWidgets .codelens-decoration a').filter({ hasText: /[✓✗◌⚠⏸]/ }).first().hover().catch(() => undefined);
@@ -164,7 +170,7 @@ try {
         timeline.push({ s: at(), step, absent: `the lens offers no "${label}"` });
         continue;
       }
-      const before = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
+      const before = await lensText();
       timeline.push({ s: at(), clicked: label });
       await action.click();
       if (step === 'accept') {
@@ -175,17 +181,8 @@ try {
         continue;
       }
       // The lens answers the click (its progress, or already the new score) within a few seconds.
-      for (let i = 0; i < 25 && (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ') === before; i++) await page.waitForTimeout(200);
-      const until = Date.now() + 15 * 60_000;
-      while (Date.now() < until) {
-        const lens = (await lensLine.innerText().catch(() => '')).replace(/\s+/g, ' ');
-        if (lens && !seen.has(lens)) {
-          seen.add(lens);
-          timeline.push({ s: at(), lens });
-        }
-        if (/[✓✗◌⚠⏸]/.test(lens) && !/Cancel/.test(lens)) break;
-        await page.waitForTimeout(200);
-      }
+      for (let i = 0; i < 25 && (await lensText()) === before; i++) await page.waitForTimeout(200);
+      await untilSettled();
       await shot(`after-${step}`);
     }
   }
